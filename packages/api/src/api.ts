@@ -1,0 +1,30 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import {
+  DatabaseErrorWire,
+  InternalErrorWire,
+  InvalidRequestWire,
+  PayloadTooLargeWire,
+  UnsupportedMediaTypeWire
+} from "./errors.js"
+import { ConsentsGroup, ExperimentsGroup, LegalDocumentsGroup } from "./groups/admin.js"
+import { PolicyGroup } from "./groups/policy.js"
+import { StatusGroup } from "./groups/status.js"
+import { SubjectsGroup } from "./groups/subjects.js"
+
+/**
+ * The whole svc HTTP contract. Server routes, `/spec.json` and the typed client all derive from it.
+ * Errors every route can answer with are declared once here.
+ */
+export class SvcApi extends HttpApi.make("svc")
+  .add(StatusGroup)
+  .add(PolicyGroup)
+  .add(SubjectsGroup)
+  .add(ConsentsGroup)
+  .add(ExperimentsGroup)
+  .add(LegalDocumentsGroup)
+  .addError(InvalidRequestWire)
+  .addError(PayloadTooLargeWire)
+  .addError(UnsupportedMediaTypeWire)
+  .addError(DatabaseErrorWire)
+  .addError(InternalErrorWire)
+  .annotate(OpenApi.Title, "svc consent backend") {}

@@ -1,0 +1,171 @@
+import { HttpApiSchema } from "@effect/platform"
+import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
+import { ErrorStatus, StalePolicyReason, type ErrorCode } from "@svc/schema"
+import { ParseResult, Schema } from "effect"
+
+/*
+ * One class per code of the spec's "Errors" table. Services fail with these classes; the API
+ * encodes each one as the spec's body `{ message, cause: { code, reason? } }` (no `_tag` on the
+ * wire) and the derived client decodes the body back into the class, picked by `cause.code`.
+ */
+
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
+  message: Schema.String
+}) {
+  static readonly code = "INVALID_REQUEST"
+}
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { message: Schema.String }) {
+  static readonly code = "UNAUTHORIZED"
+}
+export class IdentityTokenInvalid extends Schema.TaggedError<IdentityTokenInvalid>()("IdentityTokenInvalid", {
+  message: Schema.String
+}) {
+  static readonly code = "IDENTITY_TOKEN_INVALID"
+}
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { message: Schema.String }) {
+  static readonly code = "NOT_FOUND"
+}
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", { message: Schema.String }) {
+  static readonly code = "CONFLICT"
+}
+export class SubjectConflict extends Schema.TaggedError<SubjectConflict>()("SubjectConflict", {
+  message: Schema.String
+}) {
+  static readonly code = "SUBJECT_CONFLICT"
+}
+export class IdentityConflict extends Schema.TaggedError<IdentityConflict>()("IdentityConflict", {
+  message: Schema.String
+}) {
+  static readonly code = "IDENTITY_CONFLICT"
+}
+export class PolicySnapshotExpired extends Schema.TaggedError<PolicySnapshotExpired>()("PolicySnapshotExpired", {
+  message: Schema.String
+}) {
+  static readonly code = "POLICY_SNAPSHOT_EXPIRED"
+}
+export class PolicySnapshotInvalid extends Schema.TaggedError<PolicySnapshotInvalid>()("PolicySnapshotInvalid", {
+  message: Schema.String
+}) {
+  static readonly code = "POLICY_SNAPSHOT_INVALID"
+}
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
+  message: Schema.String
+}) {
+  static readonly code = "PAYLOAD_TOO_LARGE"
+}
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  message: Schema.String
+}) {
+  static readonly code = "UNSUPPORTED_MEDIA_TYPE"
+}
+export class StalePolicy extends Schema.TaggedError<StalePolicy>()("StalePolicy", {
+  message: Schema.String,
+  reason: StalePolicyReason
+}) {
+  static readonly code = "STALE_POLICY"
+}
+export class DatabaseError extends Schema.TaggedError<DatabaseError>()("DatabaseError", { message: Schema.String }) {
+  static readonly code = "DATABASE_ERROR"
+}
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { message: Schema.String }) {
+  static readonly code = "INTERNAL_ERROR"
+}
+
+interface ErrorClass<A, Fields> {
+  new(fields: Fields): A
+  readonly code: ErrorCode
+  readonly prototype: A
+}
+
+const bodyOf = (code: string) =>
+  Schema.Struct({ message: Schema.String, cause: Schema.Struct({ code: Schema.Literal(code) }) })
+
+/** The wire schema of an error class: the spec's body on the wire, the class instance in code. */
+const wire = <A extends { readonly message: string }>(cls: ErrorClass<A, { readonly message: string }>) => {
+  const body = bodyOf(cls.code)
+  return Schema.transform(body, Schema.declare((u): u is A => u instanceof cls), {
+    strict: true,
+    decode: (b) => new cls({ message: b.message }),
+    encode: (e) => ({ message: e.message, cause: { code: cls.code } }) as typeof body.Type
+  }).annotations({
+    ...HttpApiSchema.annotations({ status: ErrorStatus[cls.code] }),
+    identifier: cls.code,
+    title: cls.code
+  })
+}
+
+/** STALE_POLICY carries a reason; an unrecognised one decodes to the class with the reason kept. */
+const stalePolicyBody = Schema.Struct({
+  message: Schema.String,
+  cause: Schema.Struct({ code: Schema.Literal(StalePolicy.code), reason: Schema.String })
+})
+export const StalePolicyWire = Schema.transformOrFail(
+  stalePolicyBody,
+  Schema.declare((u): u is StalePolicy => u instanceof StalePolicy),
+  {
+    strict: true,
+    decode: (b) =>
+      ParseResult.succeed(new StalePolicy({ message: b.message, reason: b.cause.reason as StalePolicyReason })),
+    encode: (e: StalePolicy) =>
+      ParseResult.succeed({ message: e.message, cause: { code: StalePolicy.code, reason: e.reason } })
+  }
+).annotations({ ...HttpApiSchema.annotations({ status: 422 }), identifier: "STALE_POLICY", title: "STALE_POLICY" })
+
+/**
+ * INVALID_REQUEST also encodes the framework's own decode failures, so a bad query, header, path
+ * or body answers with the spec's body instead of the framework's `{ _tag, issues }` shape.
+ */
+export const InvalidRequestWire = Schema.transform(
+  bodyOf(InvalidRequest.code),
+  Schema.declare((u): u is InvalidRequest | HttpApiDecodeError =>
+    u instanceof InvalidRequest || u instanceof HttpApiDecodeError
+  ),
+  {
+    strict: true,
+    decode: (b) => new InvalidRequest({ message: b.message }),
+    encode: (e) => ({
+      message: e instanceof HttpApiDecodeError ? describeDecodeError(e) : e.message,
+      cause: { code: InvalidRequest.code }
+    }) as const
+  }
+).annotations({ ...HttpApiSchema.annotations({ status: 400 }), identifier: "INVALID_REQUEST", title: "INVALID_REQUEST" })
+
+/** `path.to.field: what was wrong` for each issue, at most five, on one line. */
+export const describeDecodeError = (error: HttpApiDecodeError): string => {
+  const parts = error.issues.slice(0, 5).map((issue) => {
+    const path = issue.path.filter((p) => typeof p !== "symbol").join(".")
+    return path === "" ? issue.message : `${path}: ${issue.message}`
+  })
+  const more = error.issues.length > 5 ? ` (and ${error.issues.length - 5} more)` : ""
+  return parts.length === 0 ? "Invalid request" : `Invalid request: ${parts.join("; ")}${more}`
+}
+
+export const UnauthorizedWire = wire(Unauthorized)
+export const IdentityTokenInvalidWire = wire(IdentityTokenInvalid)
+export const NotFoundWire = wire(NotFound)
+export const ConflictWire = wire(Conflict)
+export const SubjectConflictWire = wire(SubjectConflict)
+export const IdentityConflictWire = wire(IdentityConflict)
+export const PolicySnapshotExpiredWire = wire(PolicySnapshotExpired)
+export const PolicySnapshotInvalidWire = wire(PolicySnapshotInvalid)
+export const PayloadTooLargeWire = wire(PayloadTooLarge)
+export const UnsupportedMediaTypeWire = wire(UnsupportedMediaType)
+export const DatabaseErrorWire = wire(DatabaseError)
+export const InternalErrorWire = wire(InternalError)
+
+/** Every error the API can answer with, by class. */
+export type SvcApiError =
+  | InvalidRequest
+  | Unauthorized
+  | IdentityTokenInvalid
+  | NotFound
+  | Conflict
+  | SubjectConflict
+  | IdentityConflict
+  | PolicySnapshotExpired
+  | PolicySnapshotInvalid
+  | PayloadTooLarge
+  | UnsupportedMediaType
+  | StalePolicy
+  | DatabaseError
+  | InternalError

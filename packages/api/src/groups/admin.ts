@@ -1,0 +1,48 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import {
+  ConsentCheck,
+  ExperimentSummary,
+  ExternalId,
+  LegalDocumentType,
+  PublishLegalDocumentRequest,
+  PublishLegalDocumentResponse
+} from "@svc/schema"
+import { Schema } from "effect"
+import { ConflictWire } from "../errors.js"
+import { ApiKeyAuth } from "../security.js"
+
+export class ConsentsGroup extends HttpApiGroup.make("consents")
+  .add(
+    HttpApiEndpoint.get("check", "/consents/check")
+      .setUrlParams(Schema.Struct({ externalId: ExternalId, type: Schema.String.pipe(Schema.minLength(1)) }))
+      .addSuccess(ConsentCheck)
+      .annotate(OpenApi.Summary, "hasConsent and isLatestPolicy per requested type, from verified links only")
+  )
+  .middleware(ApiKeyAuth) {}
+
+export class ExperimentsGroup extends HttpApiGroup.make("experiments")
+  .add(
+    HttpApiEndpoint.get("summary", "/experiments/:id/summary")
+      .setPath(Schema.Struct({ id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)) }))
+      .setUrlParams(
+        Schema.Struct({
+          from: Schema.optional(Schema.String),
+          to: Schema.optional(Schema.String),
+          domain: Schema.optional(Schema.String)
+        })
+      )
+      .addSuccess(ExperimentSummary)
+      .annotate(OpenApi.Summary, "Choices per arm of a banner experiment")
+  )
+  .middleware(ApiKeyAuth) {}
+
+export class LegalDocumentsGroup extends HttpApiGroup.make("legalDocuments")
+  .add(
+    HttpApiEndpoint.put("publish", "/legal-documents/:type/current")
+      .setPath(Schema.Struct({ type: LegalDocumentType }))
+      .setPayload(PublishLegalDocumentRequest)
+      .addSuccess(PublishLegalDocumentResponse)
+      .addError(ConflictWire)
+      .annotate(OpenApi.Summary, "Publish a legal document's current version, hash and effective date")
+  )
+  .middleware(ApiKeyAuth) {}

@@ -1,0 +1,62 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { InitResponse, LanguageCode, Manifest, SessionReportInput } from "@svc/schema"
+import { Schema } from "effect"
+
+const optionalString = Schema.optional(Schema.String)
+
+/** `/init` inputs: every one travels in the query so a cross-origin browser call needs no preflight. */
+export const InitQuery = Schema.Struct({
+  v: optionalString,
+  contract: optionalString,
+  country: optionalString,
+  region: optionalString,
+  gpc: optionalString,
+  experiment: optionalString,
+  journey: optionalString,
+  journeyScope: optionalString,
+  stored: optionalString,
+  svcJourney: optionalString,
+  svcJourneyScope: optionalString,
+  svcStored: optionalString
+})
+
+/** The same inputs as headers; the query wins. Header keys are lower case (framework rule). */
+export const InitHeaders = Schema.Struct({
+  "x-svc-version": optionalString,
+  "x-svc-policy-contract": optionalString,
+  "x-svc-country": optionalString,
+  "x-svc-region": optionalString,
+  "x-svc-gpc": optionalString,
+  "x-svc-experiment": optionalString,
+  "x-svc-vendors": optionalString,
+  "accept-language": optionalString,
+  "sec-gpc": optionalString
+})
+
+export class PolicyGroup extends HttpApiGroup.make("policy")
+  .add(
+    HttpApiEndpoint.get("manifest", "/manifest")
+      .setUrlParams(Schema.Struct({ language: Schema.optional(LanguageCode) }))
+      .setHeaders(Schema.Struct({ "if-none-match": optionalString }))
+      .addSuccess(Manifest)
+      .addSuccess(HttpApiSchema.Empty(304))
+      .annotate(OpenApi.Summary, "Geo-independent policy manifest")
+      .annotate(
+        OpenApi.Description,
+        "Policy configuration and revision with an ETag; a matching If-None-Match answers 304. `?language=` slices translations."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("init", "/init")
+      .setUrlParams(InitQuery)
+      .setHeaders(InitHeaders)
+      .addSuccess(InitResponse)
+      .annotate(OpenApi.Summary, "Resolve the policy for this visitor's location, language and privacy signals")
+  )
+  .add(
+    HttpApiEndpoint.post("reportSession", "/sessions")
+      .setHeaders(Schema.Struct({ "x-svc-version": Schema.String, origin: optionalString }))
+      .setPayload(SessionReportInput)
+      .addSuccess(HttpApiSchema.NoContent)
+      .annotate(OpenApi.Summary, "Report a resolution made by a host from a cached manifest (server to server)")
+  ) {}

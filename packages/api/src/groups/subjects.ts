@@ -1,0 +1,61 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import {
+  ExternalId,
+  LinkIdentityRequest,
+  LinkIdentityResponse,
+  SaveConsentRequest,
+  SaveConsentResponse,
+  SubjectId,
+  SubjectList,
+  SubjectView
+} from "@svc/schema"
+import { Schema } from "effect"
+import {
+  ConflictWire,
+  IdentityConflictWire,
+  IdentityTokenInvalidWire,
+  NotFoundWire,
+  PolicySnapshotExpiredWire,
+  PolicySnapshotInvalidWire,
+  StalePolicyWire,
+  SubjectConflictWire
+} from "../errors.js"
+import { ApiKeyAuth } from "../security.js"
+
+export class SubjectsGroup extends HttpApiGroup.make("subjects")
+  .add(
+    HttpApiEndpoint.post("create", "/subjects")
+      .setPayload(SaveConsentRequest)
+      .addSuccess(SaveConsentResponse)
+      .addError(ConflictWire)
+      .addError(SubjectConflictWire)
+      .addError(PolicySnapshotExpiredWire)
+      .addError(PolicySnapshotInvalidWire)
+      .addError(StalePolicyWire)
+      .annotate(OpenApi.Summary, "Record a consent submission and its category receipts")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/subjects/:id")
+      .setPath(Schema.Struct({ id: SubjectId }))
+      .setUrlParams(Schema.Struct({ type: Schema.optional(Schema.String) }))
+      .addSuccess(SubjectView)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "A subject's consents and merged choices (the subject id is the capability)")
+  )
+  .add(
+    HttpApiEndpoint.patch("identify", "/subjects/:id")
+      .setPath(Schema.Struct({ id: SubjectId }))
+      .setPayload(LinkIdentityRequest)
+      .addSuccess(LinkIdentityResponse)
+      .addError(NotFoundWire)
+      .addError(IdentityTokenInvalidWire)
+      .addError(IdentityConflictWire)
+      .annotate(OpenApi.Summary, "Link a subject to an external identity (verified with an API key or identity token)")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/subjects")
+      .setUrlParams(Schema.Struct({ externalId: ExternalId }))
+      .addSuccess(SubjectList)
+      .middleware(ApiKeyAuth)
+      .annotate(OpenApi.Summary, "Subjects verifiably linked to an external identity")
+  ) {}

@@ -1,0 +1,122 @@
+import { Schema } from "effect"
+import { MatchedBy, PolicyModel, PolicyPack, PolicyRule } from "./policy.js"
+import { Gvl, Vendor } from "./vendors.js"
+
+export const Hosting = Schema.Literal("self-hosted", "managed").annotations({ identifier: "Hosting" })
+export type Hosting = typeof Hosting.Type
+
+export const Branding = Schema.Literal("svc", "none").annotations({ identifier: "Branding" })
+export type Branding = typeof Branding.Type
+
+/** A translation set: nested string tables (`{ banner: { title: "..." } }`). */
+export interface Translations {
+  readonly [key: string]: string | Translations
+}
+export const Translations: Schema.Schema<Translations> = Schema.Record({
+  key: Schema.String,
+  value: Schema.Union(Schema.String, Schema.suspend(() => Translations))
+}).annotations({ identifier: "Translations" })
+
+/** Language code: `en`, `de`, `pt-BR`. */
+export const LanguageCode = Schema.String.pipe(Schema.pattern(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/)).annotations({
+  identifier: "LanguageCode"
+})
+
+export const IabOptions = Schema.Struct({
+  enabled: Schema.Boolean,
+  cmpId: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+  customVendors: Schema.optional(Schema.Array(Vendor)),
+  /** GVL source for the server-side loader when the `gvl` option names none. */
+  endpoint: Schema.optional(Schema.String)
+}).annotations({ identifier: "IabOptions" })
+
+/** The authored `manifest` option. Unknown keys are refused when the instance is built. */
+export const ManifestOptions = Schema.Struct({
+  policyRules: Schema.Array(PolicyRule),
+  appName: Schema.optional(Schema.String),
+  branding: Schema.optional(Branding),
+  customTranslations: Schema.optional(Schema.Record({ key: LanguageCode, value: Translations })),
+  i18n: Schema.optional(Schema.Record({ key: LanguageCode, value: Translations })),
+  iab: Schema.optional(IabOptions),
+  vendors: Schema.optional(Schema.Array(Vendor)),
+  vendorListVersion: Schema.optional(Schema.String)
+}).annotations({ identifier: "ManifestOptions" })
+export type ManifestOptions = typeof ManifestOptions.Type
+
+/** `GET /manifest`: geo-independent policy configuration; never a visitor's data. */
+export const Manifest = Schema.Struct({
+  schemaVersion: Schema.Literal(1),
+  revision: Schema.String,
+  hosting: Hosting,
+  appName: Schema.NullOr(Schema.String),
+  branding: Branding,
+  defaultLanguage: LanguageCode,
+  languages: Schema.Array(LanguageCode),
+  policyPacks: Schema.Array(PolicyPack),
+  translations: Schema.Record({ key: LanguageCode, value: Translations }),
+  iab: Schema.NullOr(IabOptions),
+  vendors: Schema.Array(Vendor),
+  vendorListVersion: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "Manifest" })
+export type Manifest = typeof Manifest.Type
+
+export const ResolutionStatus = Schema.Literal("matched", "no-match", "unconfigured", "failed").annotations({
+  identifier: "ResolutionStatus"
+})
+export type ResolutionStatus = typeof ResolutionStatus.Type
+
+/** Why a resolution failed; reported, never thrown. */
+export const ResolutionFailure = Schema.Literal("unsupported-contract", "insufficient-inputs").annotations({
+  identifier: "ResolutionFailure"
+})
+
+export const PolicyResolution = Schema.Struct({
+  status: ResolutionStatus,
+  reason: Schema.NullOr(Schema.String),
+  matchedBy: Schema.NullOr(MatchedBy),
+  policyId: Schema.NullOr(Schema.String),
+  fingerprint: Schema.NullOr(Schema.String),
+  model: Schema.NullOr(PolicyModel)
+}).annotations({ identifier: "PolicyResolution" })
+export type PolicyResolution = typeof PolicyResolution.Type
+
+export const Location = Schema.Struct({
+  country: Schema.NullOr(Schema.String),
+  region: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "Location" })
+
+export const Journey = Schema.Struct({
+  id: Schema.optional(Schema.String.pipe(Schema.maxLength(128))),
+  scope: Schema.optional(Schema.String.pipe(Schema.maxLength(128))),
+  stored: Schema.optional(Schema.String.pipe(Schema.maxLength(128)))
+}).annotations({ identifier: "Journey" })
+export type Journey = typeof Journey.Type
+
+export const ExperimentArm = Schema.Struct({
+  id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)),
+  arm: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128))
+}).annotations({ identifier: "ExperimentArm" })
+export type ExperimentArm = typeof ExperimentArm.Type
+
+/** `GET /init`: the configuration resolved for one visitor. A 200 does not mean a rule matched. */
+export const InitResponse = Schema.Struct({
+  schemaVersion: Schema.Literal(1),
+  revision: Schema.String,
+  hosting: Hosting,
+  policyResolution: PolicyResolution,
+  policy: Schema.NullOr(PolicyPack),
+  location: Location,
+  language: LanguageCode,
+  translations: Translations,
+  gpc: Schema.Boolean,
+  appName: Schema.NullOr(Schema.String),
+  branding: Branding,
+  iab: Schema.NullOr(IabOptions),
+  vendors: Schema.Array(Vendor),
+  vendorListVersion: Schema.NullOr(Schema.String),
+  gvl: Schema.optional(Gvl),
+  policySnapshotToken: Schema.optional(Schema.String),
+  experiment: Schema.NullOr(ExperimentArm),
+  journey: Schema.NullOr(Journey)
+}).annotations({ identifier: "InitResponse" })
+export type InitResponse = typeof InitResponse.Type

@@ -1,0 +1,17 @@
+import { Schema } from "effect"
+import { Timestamp } from "./time.js"
+
+/** `GET /status`. `client` describes the caller as the backend sees it. */
+export const Status = Schema.Struct({
+  status: Schema.Literal("ok"),
+  version: Schema.String,
+  timestamp: Timestamp,
+  client: Schema.Struct({
+    ip: Schema.NullOr(Schema.String),
+    userAgent: Schema.NullOr(Schema.String),
+    acceptLanguage: Schema.NullOr(Schema.String),
+    country: Schema.NullOr(Schema.String),
+    region: Schema.NullOr(Schema.String)
+  })
+}).annotations({ identifier: "Status" })
+export type Status = typeof Status.Type
