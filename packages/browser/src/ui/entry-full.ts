@@ -1,0 +1,4 @@
+import { boot } from "../runtime/boot.js"
+import { consentUi } from "./consent-ui.js"
+
+boot([consentUi()])
