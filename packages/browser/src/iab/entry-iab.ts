@@ -1,4 +1,7 @@
 import { boot } from "../runtime/boot.js"
 import { consentUi } from "../ui/consent-ui.js"
+import { cmpApi } from "./cmp-api.js"
+import { iabUi } from "./vendor-list.js"
 
-boot([consentUi()])
+// The CMP API goes first: it must answer pages' queued __tcfapi calls before the UI opens.
+boot([cmpApi(), consentUi(iabUi)])
