@@ -1,5 +1,4 @@
 import { HttpApiSchema } from "@effect/platform"
-import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { ErrorStatus, StalePolicyReason, type ErrorCode } from "@svc/schema"
 import { ParseResult, Schema } from "effect"
 
@@ -111,35 +110,20 @@ export const StalePolicyWire = Schema.transformOrFail(
   }
 ).annotations({ ...HttpApiSchema.annotations({ status: 422 }), identifier: "STALE_POLICY", title: "STALE_POLICY" })
 
-/**
- * INVALID_REQUEST also encodes the framework's own decode failures, so a bad query, header, path
- * or body answers with the spec's body instead of the framework's `{ _tag, issues }` shape.
- */
-export const InvalidRequestWire = Schema.transform(
-  bodyOf(InvalidRequest.code),
-  Schema.declare((u): u is InvalidRequest | HttpApiDecodeError =>
-    u instanceof InvalidRequest || u instanceof HttpApiDecodeError
-  ),
-  {
-    strict: true,
-    decode: (b) => new InvalidRequest({ message: b.message }),
-    encode: (e) => ({
-      message: e instanceof HttpApiDecodeError ? describeDecodeError(e) : e.message,
-      cause: { code: InvalidRequest.code }
-    }) as const
-  }
-).annotations({ ...HttpApiSchema.annotations({ status: 400 }), identifier: "INVALID_REQUEST", title: "INVALID_REQUEST" })
-
 /** `path.to.field: what was wrong` for each issue, at most five, on one line. */
-export const describeDecodeError = (error: HttpApiDecodeError): string => {
-  const parts = error.issues.slice(0, 5).map((issue) => {
+export const describeIssues = (
+  issues: ReadonlyArray<{ readonly path: ReadonlyArray<unknown>; readonly message: string }>
+): string => {
+  const parts = issues.slice(0, 5).map((issue) => {
     const path = issue.path.filter((p) => typeof p !== "symbol").join(".")
     return path === "" ? issue.message : `${path}: ${issue.message}`
   })
-  const more = error.issues.length > 5 ? ` (and ${error.issues.length - 5} more)` : ""
+  const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : ""
   return parts.length === 0 ? "Invalid request" : `Invalid request: ${parts.join("; ")}${more}`
 }
 
+
+export const InvalidRequestWire = wire(InvalidRequest)
 export const UnauthorizedWire = wire(Unauthorized)
 export const IdentityTokenInvalidWire = wire(IdentityTokenInvalid)
 export const NotFoundWire = wire(NotFound)

@@ -1,0 +1,73 @@
+import type { SqlClient } from "@effect/sql"
+import type { ManifestOptions } from "@svc/schema"
+import { Context, type Layer } from "effect"
+import type { RequestLogLevel, SessionOptions, SqlDialect } from "./options.js"
+
+/** Configuration after validation, with every default applied. The only way services read options. */
+export interface ResolvedConfig {
+  readonly database:
+    | { readonly _tag: "Url"; readonly dialect: SqlDialect; readonly url: string; readonly schema: string | undefined }
+    | { readonly _tag: "Layer"; readonly layer: Layer.Layer<SqlClient.SqlClient, unknown> }
+  /** Mount prefix without a trailing slash; `""` when mounted at the root. */
+  readonly basePath: string
+  readonly trustedOrigins: ReadonlyArray<string>
+  /** The instance's tenant, or `undefined` for single-tenant scope. */
+  readonly tenantId: string | undefined
+  readonly hosting: "self-hosted" | "managed"
+  readonly manifest: ManifestOptions
+  readonly manifestCache: { readonly sMaxAge: number; readonly staleWhileRevalidate: number }
+  readonly apiKeys: ReadonlyArray<string>
+  readonly policySnapshot: {
+    readonly signingKey: string
+    readonly issuer: string
+    readonly audience: string
+    readonly ttlSeconds: number
+    readonly replayWindowSeconds: number
+  } | undefined
+  readonly identityToken: { readonly signingKey: string; readonly issuer: string; readonly audience: string } | undefined
+  readonly legalDocumentSnapshot: {
+    readonly signingKey: string
+    readonly issuer: string
+    readonly audience: string
+    readonly ttlSeconds: number
+  } | undefined
+  readonly gvl: {
+    readonly source: { readonly _tag: "File"; readonly path: string } | { readonly _tag: "Url"; readonly url: string }
+    readonly vendorIds: ReadonlyArray<number> | undefined
+    readonly refreshIntervalSeconds: number
+    readonly timeoutMs: number
+  } | undefined
+  readonly ipAddress: {
+    readonly tracking: boolean
+    readonly masking: boolean
+    readonly headers: ReadonlyArray<string>
+  }
+  readonly openapi: { readonly enabled: boolean; readonly specPath: string; readonly title: string; readonly basePath: string }
+  readonly script: {
+    readonly enabled: boolean
+    readonly path: string
+    readonly headlessPath: string
+    readonly iabPath: string
+    readonly backendURL: string | undefined
+    readonly config: Readonly<Record<string, unknown>>
+    readonly bundles: { readonly full?: string; readonly headless?: string; readonly iab?: string }
+  }
+  readonly version: string
+  readonly observability: { readonly requests: RequestLogLevel; readonly format: "logfmt" | "json" | "pretty" }
+  readonly sessions: SessionOptions
+}
+
+/** The resolved configuration of one svc instance. */
+export class SvcConfig extends Context.Tag("@svc/backend/SvcConfig")<SvcConfig, ResolvedConfig>() {}
+
+export const DEFAULT_IP_HEADERS = [
+  "cf-connecting-ip",
+  "true-client-ip",
+  "x-real-ip",
+  "x-forwarded-for",
+  "x-vercel-forwarded-for",
+  "fly-client-ip"
+] as const
+
+/** Largest request body accepted on any route (documented in the README). */
+export const MAX_BODY_BYTES = 128 * 1024

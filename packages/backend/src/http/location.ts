@@ -1,0 +1,33 @@
+/** Visitor location from the usual edge headers (CDN and hosting platforms set these). */
+export interface RequestLocation {
+  readonly country: string | null
+  /** Subdivision code alone, e.g. `CA` for California. */
+  readonly region: string | null
+}
+
+const countryHeaders = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country", "x-country-code", "fastly-geo-country"]
+const regionHeaders = ["x-vercel-ip-country-region", "cloudfront-viewer-country-region", "cf-region-code", "x-region-code"]
+
+const country = (value: string | undefined): string | null => {
+  const v = value?.trim().toUpperCase()
+  // `XX` and `T1` are Cloudflare's unknown and Tor markers, not countries.
+  return v !== undefined && /^[A-Z]{2}$/.test(v) && v !== "XX" && v !== "T1" ? v : null
+}
+
+/** Accepts `CA` or `US-CA`; returns the subdivision part, upper case. */
+export const normalizeRegion = (value: string | undefined): string | null => {
+  const v = value?.trim().toUpperCase()
+  if (v === undefined || v === "") return null
+  const part = v.includes("-") ? v.slice(v.indexOf("-") + 1) : v
+  return /^[A-Z0-9]{1,3}$/.test(part) ? part : null
+}
+
+export const normalizeCountry = country
+
+export const requestLocation = (headers: Readonly<Record<string, string | undefined>>): RequestLocation => {
+  let c: string | null = null
+  for (const name of countryHeaders) if ((c = country(headers[name])) !== null) break
+  let r: string | null = null
+  if (c !== null) for (const name of regionHeaders) if ((r = normalizeRegion(headers[name])) !== null) break
+  return { country: c, region: r }
+}

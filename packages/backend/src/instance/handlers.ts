@@ -1,0 +1,19 @@
+import { Layer } from "effect"
+import {
+  ConsentsHttpPending,
+  ExperimentsHttpPending,
+  LegalDocumentsHttpPending,
+  PolicyHttpPending,
+  SubjectsHttpPending
+} from "../http/pending.js"
+import { StatusHttpLive } from "../status/http.js"
+
+/** One handler layer per group of the `SvcApi` contract. */
+export const HandlersLive = Layer.mergeAll(
+  StatusHttpLive,
+  PolicyHttpPending,
+  SubjectsHttpPending,
+  ConsentsHttpPending,
+  ExperimentsHttpPending,
+  LegalDocumentsHttpPending
+)

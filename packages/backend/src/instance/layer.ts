@@ -1,0 +1,44 @@
+import { HttpLayerRouter, HttpServer } from "@effect/platform"
+import { SvcApi } from "@svc/api"
+import { Effect, Layer } from "effect"
+import { type ResolvedConfig, SvcConfig } from "../config/resolved.js"
+import { sqlClientLayer } from "../database/client.js"
+import { migrateDatabase } from "../database/migrate.js"
+import { ApiKeyAuthLive } from "../http/api-keys.js"
+import { EdgeLive } from "../http/edge.js"
+import { OpenApiRoutesLive } from "../http/openapi.js"
+import { ScriptRoutesLive } from "../scripts/http.js"
+import { HandlersLive } from "./handlers.js"
+import { ServicesLive } from "./services.js"
+
+export interface SvcLayerOptions {
+  /** Apply pending migrations while the layer is built (before the first request is served). */
+  readonly migrate?: boolean
+}
+
+/**
+ * All routes of one svc instance, registered on the `HttpLayerRouter` the host provides, with
+ * the instance's own configuration, database and services built inside.
+ */
+export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = {}) => {
+  const ConfigLive = Layer.succeed(SvcConfig, config)
+  const SqlLive = options.migrate === true
+    ? Layer.tap(sqlClientLayer(config.database), (context) =>
+      migrateDatabase(config.database).pipe(
+        Effect.tap((applied) =>
+          applied.length === 0 ? Effect.void : Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}-${name}`).join(", ")}`)
+        ),
+        Effect.provide(context)
+      ))
+    : sqlClientLayer(config.database)
+  const ApiRoutes = HttpLayerRouter.addHttpApi(SvcApi).pipe(
+    Layer.provide(HandlersLive),
+    Layer.provide(ApiKeyAuthLive)
+  )
+  return Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, EdgeLive).pipe(
+    Layer.provide(ServicesLive),
+    Layer.provide(HttpServer.layerContext),
+    Layer.provide(ConfigLive),
+    Layer.provide(SqlLive)
+  )
+}

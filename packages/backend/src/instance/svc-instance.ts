@@ -1,0 +1,72 @@
+import { HttpLayerRouter } from "@effect/platform"
+import type { Layer } from "effect"
+import type { SvcOptions } from "../config/options.js"
+import { MAX_BODY_BYTES } from "../config/resolved.js"
+import { resolveOptions } from "../config/validate.js"
+import { makeSvcLayer, type SvcLayerOptions } from "./layer.js"
+
+export interface SvcInstance {
+  /** Web-standard handler: mount it in any framework that speaks Request/Response. */
+  readonly handler: (request: Request) => Promise<Response>
+  /** The routes as a layer over `HttpLayerRouter.HttpRouter`, for composing into an Effect app. */
+  readonly layer: Layer.Layer<never, unknown, HttpLayerRouter.HttpRouter>
+  /** Closes what `handler` opened (database pool, timers). */
+  readonly dispose: () => Promise<void>
+}
+
+const tooLarge = () =>
+  new Response(
+    JSON.stringify({ message: `Request body exceeds ${MAX_BODY_BYTES} bytes`, cause: { code: "PAYLOAD_TOO_LARGE" } }),
+    { status: 413, headers: { "content-type": "application/json" } }
+  )
+
+/**
+ * A body sent without Content-Length is read here with the same limit the edge applies to
+ * declared lengths, so a chunked upload cannot grow without bound in memory.
+ */
+const limitBody = async (request: Request): Promise<Request | Response> => {
+  if (request.body === null || request.headers.has("content-length")) return request
+  const reader = request.body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel()
+      return tooLarge()
+    }
+    chunks.push(value)
+  }
+  const body = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    body.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return new Request(request, { body, duplex: "half" } as RequestInit)
+}
+
+/**
+ * Builds an svc instance. Validates every option first and throws one `SvcConfigurationError`
+ * listing all problems; nothing connects until the first request (or until `layer` is built).
+ */
+export const svcInstance = (options: SvcOptions, layerOptions: SvcLayerOptions = {}): SvcInstance => {
+  const config = resolveOptions(options)
+  const layer = makeSvcLayer(config, layerOptions)
+  let web: { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } | undefined
+  return {
+    layer,
+    handler: async (request) => {
+      web ??= HttpLayerRouter.toWebHandler(layer, { disableLogger: true }) as NonNullable<typeof web>
+      const limited = await limitBody(request)
+      return limited instanceof Response ? limited : web.handler(limited)
+    },
+    dispose: async () => {
+      const current = web
+      web = undefined
+      await current?.dispose()
+    }
+  }
+}

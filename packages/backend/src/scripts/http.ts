@@ -1,0 +1,55 @@
+import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { SvcConfig, type ResolvedConfig } from "../config/resolved.js"
+import { errorResponse } from "../http/error-response.js"
+import { type BundleKey, defaultBundlePath, makeBundleCache } from "./bundles.js"
+
+/** Origin the visitor's browser used, as far as proxies tell us. */
+const requestOrigin = (request: HttpServerRequest.HttpServerRequest): string => {
+  const headers = request.headers
+  const proto = headers["x-forwarded-proto"]?.split(",")[0]?.trim() ?? (headers["x-forwarded-ssl"] === "on" ? "https" : undefined)
+  const host = headers["x-forwarded-host"]?.split(",")[0]?.trim() ?? headers.host
+  if (host !== undefined) return `${proto ?? "http"}://${host}`
+  try {
+    return new URL(request.originalUrl).origin
+  } catch {
+    return ""
+  }
+}
+
+/** `backendURL`: configured, or the request origin plus the mount prefix. */
+export const backendUrlFor = (config: ResolvedConfig, request: HttpServerRequest.HttpServerRequest): string =>
+  config.script.backendURL ?? `${requestOrigin(request)}${config.basePath}`
+
+/** `GET /svc.js`, `/svc.headless.js`, `/svc.iab.js` (paths configurable), with ETag and 304. */
+export const ScriptRoutesLive = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const config = yield* SvcConfig
+    if (!config.script.enabled) return Layer.empty
+    const cache = makeBundleCache(config.script.config)
+    const route = (key: BundleKey) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const path = config.script.bundles[key] ?? defaultBundlePath(key)
+        const bundle = path === undefined ? undefined : yield* Effect.promise(() => cache(path, backendUrlFor(config, request)))
+        if (bundle === undefined) {
+          yield* Effect.logWarning("script bundle file missing").pipe(Effect.annotateLogs({ bundle: key }))
+          return errorResponse("SCRIPT_UNAVAILABLE", `The ${key} script bundle is not available`, { "retry-after": "60" })
+        }
+        const headers = {
+          etag: bundle.etag,
+          "cache-control": "public, max-age=300, stale-while-revalidate=86400",
+          vary: "Host, X-Forwarded-Host, X-Forwarded-Proto"
+        }
+        if (request.headers["if-none-match"]?.split(",").some((t) => t.trim() === bundle.etag) === true) {
+          return HttpServerResponse.empty({ status: 304, headers })
+        }
+        return HttpServerResponse.text(bundle.body, { contentType: "application/javascript; charset=utf-8", headers })
+      })
+    return Layer.mergeAll(
+      HttpLayerRouter.add("GET", config.script.path as `/${string}`, route("full")),
+      HttpLayerRouter.add("GET", config.script.headlessPath as `/${string}`, route("headless")),
+      HttpLayerRouter.add("GET", config.script.iabPath as `/${string}`, route("iab"))
+    )
+  })
+)

@@ -1,0 +1,116 @@
+import { migrateDatabase, openApiDocument, resolveOptions, signIdentityToken, sqlClientLayer, SvcConfigurationError, type SvcOptions } from "@svc/backend"
+import { Effect } from "effect"
+import { parseArgs } from "node:util"
+import { findConfigFile, loadConfig, withDatabaseUrl } from "./config-file.js"
+import { demoOptions } from "./demo.js"
+import { startServer } from "./start.js"
+
+const usage = `Usage:
+  svc serve [--config FILE] [--port N] [--host H]   run the backend (migrations first)
+  svc migrate [--config FILE]                       apply pending database migrations
+  svc spec [--config FILE]                          print the OpenAPI document
+  svc token identity --sub ID [--idp NAME] [--ttl SECONDS] [--config FILE]
+                                                    mint an identity token (needs identityToken.signingKey)
+
+With no config file, serve uses a demo manifest on the SQLite file ./svc.db.
+Environment: PORT (serve), SVC_DATABASE_URL (replaces database.url).`
+
+class UsageError extends Error {}
+
+const loadOptions = async (named: string | undefined): Promise<{ options: SvcOptions; source: string }> => {
+  const path = findConfigFile(process.cwd(), named)
+  const options = path === undefined ? demoOptions("./svc.db") : await loadConfig(path)
+  return { options: withDatabaseUrl(options, process.env.SVC_DATABASE_URL), source: path ?? "demo configuration" }
+}
+
+const describeDatabase = (options: SvcOptions) =>
+  "layer" in options.database ? "custom SqlClient layer" : `${options.database.dialect} ${redactUrl(options.database.url)}`
+
+/** Never print a database password. */
+const redactUrl = (url: string) => url.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@")
+
+const serve = async (values: Record<string, string | boolean | undefined>) => {
+  const { options, source } = await loadOptions(values.config as string | undefined)
+  const port = Number(values.port ?? process.env.PORT ?? 3000)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: not a port number: ${values.port}`)
+  const running = await startServer(options, { port, host: (values.host as string | undefined) ?? "0.0.0.0" })
+  const rules = options.manifest?.policyRules?.length ?? 0
+  console.log(`svc listening on ${running.url} (${source}; ${describeDatabase(options)}; ${rules} policy rules; docs at ${running.url}${options.basePath ?? ""}/docs)`)
+  let stopping = false
+  const stop = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    console.log(`svc: ${signal} received, draining in-flight requests`)
+    running.close().then(() => process.exit(0), (error: unknown) => {
+      console.error("svc: shutdown failed", error)
+      process.exit(1)
+    })
+  }
+  process.on("SIGTERM", () => stop("SIGTERM"))
+  process.on("SIGINT", () => stop("SIGINT"))
+}
+
+const migrate = async (values: Record<string, string | boolean | undefined>) => {
+  const { options } = await loadOptions(values.config as string | undefined)
+  const config = resolveOptions(options)
+  const applied: ReadonlyArray<readonly [number, string]> = await Effect.runPromise(
+    Effect.provide(migrateDatabase(config.database), sqlClientLayer(config.database)) as Effect.Effect<
+      ReadonlyArray<readonly [number, string]>,
+      unknown
+    >
+  )
+  console.log(applied.length === 0 ? "svc: database is up to date" : `svc: applied ${applied.map(([id, name]) => `${id}-${name}`).join(", ")}`)
+}
+
+const spec = async (values: Record<string, string | boolean | undefined>) => {
+  const { options } = await loadOptions(values.config as string | undefined)
+  console.log(JSON.stringify(openApiDocument(resolveOptions(options)), null, 2))
+}
+
+const token = async (kind: string | undefined, values: Record<string, string | boolean | undefined>) => {
+  if (kind !== "identity") throw new UsageError("svc token: the only kind is `identity`")
+  const sub = values.sub
+  if (typeof sub !== "string" || sub === "") throw new UsageError("svc token identity: --sub ID is required")
+  const { options } = await loadOptions(values.config as string | undefined)
+  const config = resolveOptions(options)
+  if (config.identityToken === undefined) throw new UsageError("svc token identity: the config has no identityToken.signingKey")
+  const ttl = values.ttl === undefined ? 3600 : Number(values.ttl)
+  if (!Number.isInteger(ttl) || ttl <= 0) throw new UsageError("--ttl: a positive number of seconds")
+  console.log(await signIdentityToken(config.identityToken, { externalId: sub, identityProvider: values.idp as string | undefined }, ttl))
+}
+
+const main = async () => {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: {
+      config: { type: "string", short: "c" },
+      port: { type: "string", short: "p" },
+      host: { type: "string" },
+      sub: { type: "string" },
+      idp: { type: "string" },
+      ttl: { type: "string" },
+      help: { type: "boolean", short: "h" }
+    }
+  })
+  const [command, sub] = positionals
+  if (values.help === true || command === undefined) return console.log(usage)
+  switch (command) {
+    case "serve":
+      return serve(values)
+    case "migrate":
+      return migrate(values)
+    case "spec":
+      return spec(values)
+    case "token":
+      return token(sub, values)
+    default:
+      throw new UsageError(`unknown command: ${command}`)
+  }
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof SvcConfigurationError) console.error(`svc: ${error.message}`)
+  else if (error instanceof UsageError) console.error(`svc: ${error.message}\n\n${usage}`)
+  else console.error("svc:", error instanceof Error ? error.message : String(error))
+  process.exit(1)
+})
