@@ -1,0 +1,152 @@
+import type * as Api from "@svc/api"
+
+/** Codes the client produces itself; every method can return them. */
+export const clientErrorCodes = [
+  "INVALID_INPUT",
+  "MISSING_API_KEY",
+  "NETWORK_ERROR",
+  "TIMEOUT",
+  "ABORTED",
+  "UNEXPECTED_RESPONSE"
+] as const
+export type ClientErrorCode = (typeof clientErrorCodes)[number]
+
+/** The backend code of each error class of the `@svc/api` contract, by `_tag`. */
+interface CodeByTag {
+  readonly InvalidRequest: typeof Api.InvalidRequest.code
+  readonly Unauthorized: typeof Api.Unauthorized.code
+  readonly IdentityTokenInvalid: typeof Api.IdentityTokenInvalid.code
+  readonly NotFound: typeof Api.NotFound.code
+  readonly Conflict: typeof Api.Conflict.code
+  readonly SubjectConflict: typeof Api.SubjectConflict.code
+  readonly IdentityConflict: typeof Api.IdentityConflict.code
+  readonly PolicySnapshotExpired: typeof Api.PolicySnapshotExpired.code
+  readonly PolicySnapshotInvalid: typeof Api.PolicySnapshotInvalid.code
+  readonly PayloadTooLarge: typeof Api.PayloadTooLarge.code
+  readonly UnsupportedMediaType: typeof Api.UnsupportedMediaType.code
+  readonly StalePolicy: typeof Api.StalePolicy.code
+  readonly DatabaseError: typeof Api.DatabaseError.code
+  readonly InternalError: typeof Api.InternalError.code
+}
+// Fails to compile when the contract gains an error class this map does not know.
+type MissingTags = Exclude<Api.SvcApiError["_tag"], keyof CodeByTag>
+const _everyContractErrorIsMapped: [MissingTags] extends [never] ? true : MissingTags = true
+void _everyContractErrorIsMapped
+
+/** Backend code of an error type of the contract (other members, such as transport errors, map to never). */
+export type BackendCodeOf<E> = E extends { readonly _tag: infer T } ? T extends keyof CodeByTag ? CodeByTag[T] : never
+  : never
+
+/** Every code a backend answer of the contract can carry. */
+export type BackendErrorCode = CodeByTag[keyof CodeByTag]
+
+export type SvcErrorCode = ClientErrorCode | BackendErrorCode
+
+export const stalePolicyReasons = ["policy-changed", "decision-mismatch", "incomplete-inputs"] as const
+export type StalePolicyReason = (typeof stalePolicyReasons)[number]
+
+/** One validation problem; `path` locates it in the arguments (`["givenAt"]`, `["types", 1]`). */
+export interface SvcIssue {
+  readonly path: ReadonlyArray<string | number>
+  readonly message: string
+}
+
+export interface SvcErrorInit<C extends SvcErrorCode> {
+  readonly code: C
+  readonly message: string
+  readonly status?: number | undefined
+  readonly requestId?: string | undefined
+  readonly retryable?: boolean | undefined
+  readonly issues?: ReadonlyArray<SvcIssue> | undefined
+  readonly reason?: StalePolicyReason | undefined
+  readonly serverCode?: string | undefined
+  readonly cause?: unknown
+}
+
+/** `error.toJSON()`: a plain object, without the fields that do not apply. */
+export interface SvcErrorJSON {
+  readonly name: "SvcError"
+  readonly code: SvcErrorCode
+  readonly message: string
+  readonly status?: number
+  readonly requestId?: string
+  readonly retryable: boolean
+  readonly issues?: ReadonlyArray<SvcIssue>
+  readonly reason?: StalePolicyReason
+  readonly serverCode?: string
+}
+
+/** The error of a failed result. Methods never throw it; `unwrap` does. */
+export class SvcError<C extends SvcErrorCode = SvcErrorCode> extends Error {
+  override readonly name = "SvcError" as const
+  readonly code: C
+  /** HTTP status, when a response arrived. */
+  readonly status: number | undefined
+  /** The `x-request-id` sent, when something was sent. */
+  readonly requestId: string | undefined
+  /** Whether the same call could succeed later (retries are already exhausted). */
+  readonly retryable: boolean
+  /** On `INVALID_INPUT`: each problem with its path. */
+  readonly issues: ReadonlyArray<SvcIssue> | undefined
+  /** On `STALE_POLICY`; `undefined` for a reason this client does not know. */
+  readonly reason: StalePolicyReason | undefined
+  /** The backend's own code, when it is not one documented for the method. */
+  readonly serverCode: string | undefined
+
+  constructor(init: SvcErrorInit<C>) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause })
+    this.code = init.code
+    this.status = init.status
+    this.requestId = init.requestId
+    this.retryable = init.retryable ?? false
+    this.issues = init.issues
+    this.reason = init.reason
+    this.serverCode = init.serverCode
+  }
+
+  toJSON(): SvcErrorJSON {
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      ...(this.status === undefined ? {} : { status: this.status }),
+      ...(this.requestId === undefined ? {} : { requestId: this.requestId }),
+      retryable: this.retryable,
+      ...(this.issues === undefined ? {} : { issues: this.issues.map((i) => ({ path: [...i.path], message: i.message })) }),
+      ...(this.reason === undefined ? {} : { reason: this.reason }),
+      ...(this.serverCode === undefined ? {} : { serverCode: this.serverCode })
+    }
+  }
+}
+
+/** Thrown by `createSvcClient` (and `createIdentityToken`) with every problem found, never one at a time. */
+export class SvcConfigurationError extends Error {
+  override readonly name = "SvcConfigurationError" as const
+  readonly issues: ReadonlyArray<SvcIssue>
+
+  constructor(issues: ReadonlyArray<SvcIssue>, subject = "svc client options") {
+    super(`Invalid ${subject}: ${issues.map(formatIssue).join("; ")}`)
+    this.issues = issues
+  }
+}
+
+export const formatIssue = (issue: SvcIssue): string =>
+  issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`
+
+/**
+ * True when `error` is an `SvcError`, and, when codes are given, carries one of them; narrows the code.
+ * Errors from another copy of this package are recognised by shape.
+ */
+export function isSvcError<E extends SvcError<SvcErrorCode>, C extends E["code"]>(
+  error: E,
+  ...codes: ReadonlyArray<C>
+): error is E & SvcError<C>
+export function isSvcError<C extends SvcErrorCode = SvcErrorCode>(
+  error: unknown,
+  ...codes: ReadonlyArray<C>
+): error is SvcError<C>
+export function isSvcError(error: unknown, ...codes: ReadonlyArray<string>): boolean {
+  const isOne = error instanceof SvcError ||
+    (error instanceof Error && error.name === "SvcError" && typeof (error as { code?: unknown }).code === "string")
+  return isOne && (codes.length === 0 || codes.includes((error as SvcError).code))
+}

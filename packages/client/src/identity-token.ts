@@ -1,0 +1,67 @@
+import { SignJWT } from "jose"
+import { checkInteger, isRecord } from "./checks.js"
+import { SvcConfigurationError, type SvcIssue } from "./errors.js"
+
+export interface IdentityTokenClaims {
+  /** The user ID the browser will link (`sub`). */
+  readonly externalId: string
+  /** When set (`idp`), the browser must send the same `identityProvider`. */
+  readonly identityProvider?: string | undefined
+}
+
+export interface IdentityTokenOptions {
+  /** The backend's `identityToken.signingKey`: at least 32 bytes. */
+  readonly signingKey: string | Uint8Array
+  /** Lifetime; default 3600 (one hour). */
+  readonly ttlSeconds?: number | undefined
+  /** Default `svc`, as the backend expects unless configured otherwise. */
+  readonly issuer?: string | undefined
+  /** Default `svc-identity`. */
+  readonly audience?: string | undefined
+}
+
+const nonEmpty = (value: unknown, path: string, issues: Array<SvcIssue>) => {
+  if (value !== undefined && (typeof value !== "string" || value.length === 0)) {
+    issues.push({ path: [path], message: "must be a non-empty string" })
+  }
+}
+
+/**
+ * Mints the HS256 identity token that lets a browser verify a link without an API key. Resolves to
+ * the token; rejects with `SvcConfigurationError` for invalid arguments (the key is never echoed).
+ */
+export const createIdentityToken = async (
+  claims: IdentityTokenClaims,
+  options: IdentityTokenOptions
+): Promise<string> => {
+  const issues: Array<SvcIssue> = []
+  if (!isRecord(claims)) issues.push({ path: ["claims"], message: "must be an object with externalId" })
+  else {
+    if (typeof claims.externalId !== "string" || claims.externalId.length === 0) {
+      issues.push({ path: ["externalId"], message: "must be a non-empty string" })
+    }
+    nonEmpty(claims.identityProvider, "identityProvider", issues)
+  }
+  if (!isRecord(options)) issues.push({ path: ["options"], message: "must be an object with signingKey" })
+  const { signingKey, ttlSeconds = 3600, issuer = "svc", audience = "svc-identity" } = isRecord(options)
+    ? options
+    : ({} as Partial<IdentityTokenOptions>)
+  const key = typeof signingKey === "string" ? new TextEncoder().encode(signingKey) : signingKey
+  if (!(key instanceof Uint8Array) || key.byteLength < 32) {
+    issues.push({ path: ["signingKey"], message: "must be a string or Uint8Array of at least 32 bytes" })
+  }
+  issues.push(...checkInteger(ttlSeconds, ["ttlSeconds"], 1, 31_536_000))
+  nonEmpty(issuer, "issuer", issues)
+  nonEmpty(audience, "audience", issues)
+  if (issues.length > 0) throw new SvcConfigurationError(issues, "identity token arguments")
+
+  const now = Math.floor(Date.now() / 1000)
+  const jwt = new SignJWT(claims.identityProvider === undefined ? {} : { idp: claims.identityProvider })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(claims.externalId)
+    .setIssuer(issuer)
+    .setAudience(audience)
+    .setIssuedAt(now)
+    .setExpirationTime(now + ttlSeconds)
+  return jwt.sign(key as Uint8Array)
+}

@@ -1,0 +1,54 @@
+export { createSvcClient, type SvcClient, type SvcClientFor, type SvcPublicClient } from "./client.js"
+export type { SvcCallOptions } from "./call-options.js"
+export type { HeadersInput } from "./checks.js"
+export {
+  type BackendErrorCode,
+  type ClientErrorCode,
+  isSvcError,
+  type StalePolicyReason,
+  SvcConfigurationError,
+  SvcError,
+  type SvcErrorCode,
+  type SvcErrorJSON,
+  type SvcIssue
+} from "./errors.js"
+export type { SvcEvent, SvcRequestEvent, SvcResponseEvent, SvcRetryEvent } from "./events.js"
+export { makeSvcApiClient, type SvcApiClient, type SvcApiClientOptions } from "./effect-client.js"
+export { createIdentityToken, type IdentityTokenClaims, type IdentityTokenOptions } from "./identity-token.js"
+export type {
+  ConsentCheckCode,
+  ConsentCheckData,
+  ConsentCheckInput,
+  ConsentCheckMethod,
+  ConsentCheckResult
+} from "./methods/consents.js"
+export type { SummaryCode, SummaryData, SummaryInput } from "./methods/experiments.js"
+export type { PublishCode, PublishData, PublishInput } from "./methods/legal-documents.js"
+export type {
+  InitCode,
+  InitData,
+  InitInput,
+  Manifest,
+  ManifestCode,
+  ManifestData,
+  ManifestInput,
+  StatusCode,
+  StatusData
+} from "./methods/service.js"
+export type { SaveConsentInput, TimeValue } from "./methods/subjects-create.js"
+export type {
+  CreateConsentCode,
+  CreateConsentData,
+  GetSubjectCode,
+  GetSubjectInput,
+  IdentifyCode,
+  IdentifyData,
+  IdentifyInput,
+  ListSubjectsCode,
+  ListSubjectsInput,
+  SubjectData,
+  SubjectListData
+} from "./methods/subjects.js"
+export type { SvcClientOptions, SvcFetch, SvcRetryOptions } from "./options.js"
+export { type SvcDataOf, type SvcErrorCodeOf, type SvcFailure, type SvcResult, type SvcSuccess, unwrap } from "./result.js"
+export { CLIENT_VERSION } from "./version.js"

@@ -1,0 +1,53 @@
+import type { Effect } from "effect"
+import { resolveCall, type SvcCallOptions } from "../call-options.js"
+import type { BackendCodeOf, ClientErrorCode, SvcErrorCode, SvcIssue } from "../errors.js"
+import type { SvcResult } from "../result.js"
+import { invalidInput, missingApiKey, type Operation, run, type Runtime } from "../runner.js"
+
+/** Backend codes of a derived-client method, plus the client's own (without `MISSING_API_KEY`). */
+export type CodesOf<F> =
+  | BackendCodeOf<F extends (...args: never) => Effect.Effect<unknown, infer E, unknown> ? E : never>
+  | Exclude<ClientErrorCode, "MISSING_API_KEY">
+
+/** The same for a key-only method. */
+export type KeyCodesOf<F> = CodesOf<F> | "MISSING_API_KEY"
+
+/** The decoded success body of a derived-client method (its `withResponse` tuple form removed). */
+export type SuccessOf<F> = F extends (...args: never) => Effect.Effect<infer A, unknown, unknown>
+  ? Exclude<A, readonly [unknown, unknown]>
+  : never
+
+export interface MethodSpec<Args extends ReadonlyArray<unknown>, A> {
+  /** `subjects.get`, for messages. */
+  readonly name: string
+  readonly needsKey: boolean
+  /** Checks the arguments (without call options) and describes the call, or returns the problems. */
+  readonly prepare: (...args: Args) => Operation<A> | ReadonlyArray<SvcIssue>
+}
+
+/**
+ * A method: the arguments come first, the call options last (at index `arity`). Checks run in this
+ * order and send nothing when they fail: API key, call options, arguments.
+ */
+export const defineMethod = <Args extends ReadonlyArray<unknown>, A, C extends SvcErrorCode>(
+  runtime: Runtime,
+  arity: Args["length"],
+  spec: MethodSpec<Args, A>
+) =>
+(...args: ReadonlyArray<unknown>): Promise<SvcResult<A, C>> => {
+  if (spec.needsKey && runtime.options.apiKey === undefined) {
+    return Promise.resolve(missingApiKey(spec.name) as SvcResult<A, C>)
+  }
+  const resolved = resolveCall(args[arity] as SvcCallOptions | undefined, runtime.options)
+  if ("issues" in resolved) return Promise.resolve(invalidInput(resolved.issues) as SvcResult<A, C>)
+  let prepared: Operation<A> | ReadonlyArray<SvcIssue>
+  try {
+    prepared = spec.prepare(...(args.slice(0, arity) as unknown as Args))
+  } catch (error) {
+    // Inputs with throwing getters or proxies: still a result, never a rejection.
+    const detail = error instanceof Error ? error.message : String(error)
+    prepared = [{ path: [], message: `could not be read: ${detail}` }]
+  }
+  if (Array.isArray(prepared)) return Promise.resolve(invalidInput(prepared) as SvcResult<A, C>)
+  return run<A, C>(runtime, prepared as Operation<A>, resolved.call)
+}

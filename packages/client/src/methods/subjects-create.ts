@@ -1,0 +1,62 @@
+import type { SvcApiClient } from "../effect-client.js"
+import type { SvcIssue } from "../errors.js"
+import { isRecord } from "../checks.js"
+import { checkJsonSafe, checkPart, dateOrMillis, defined, endpointOf, objectIssue } from "../validate.js"
+
+type Payload = Parameters<SvcApiClient["subjects"]["create"]>[0]["payload"]
+
+/** A time in a save: a `Date` or epoch milliseconds. */
+export type TimeValue = Date | number
+
+type Receipts = NonNullable<Payload["receipts"]>
+
+/**
+ * `subjects.create` input: the contract's `POST /subjects` body, with plain strings for ids and
+ * `Date` or epoch milliseconds for times. `cookie_banner` requires `preferences`; legal-document
+ * types accept `policyHash`, `policyId` or `documentSnapshotToken`.
+ */
+export type SaveConsentInput =
+  & Omit<Payload, "subjectId" | "givenAt" | "receipts" | "vendorChoice">
+  & {
+    /** `sub_` followed by 8 to 128 characters of `[A-Za-z0-9_-]`, chosen by the browser. */
+    readonly subjectId: string
+    /** When the visitor acted (click time); stored as sent. */
+    readonly givenAt: TimeValue
+    readonly receipts?: { readonly [K in keyof Receipts]?: { readonly value: boolean; readonly confirmedAt: TimeValue } } | undefined
+    readonly vendorChoice?: {
+      readonly grants: Readonly<Record<string, boolean>>
+      readonly confirmedAt: TimeValue
+    } | undefined
+  }
+
+const create = endpointOf("subjects", "create")
+
+/** Checks a save and converts its times to `Date`, or returns the problems. */
+export const prepareCreate = (input: SaveConsentInput): Payload | Array<SvcIssue> => {
+  const shape = objectIssue(input, [], "type, domain, subjectId and givenAt")
+  if (shape.length > 0) return shape
+  const issues = checkJsonSafe(input)
+  if (issues.length > 0) return issues
+  const givenAt = dateOrMillis(input.givenAt, ["givenAt"], issues)
+  let receipts: Record<string, unknown> | undefined
+  if (isRecord(input.receipts)) {
+    receipts = {}
+    for (const [category, receipt] of Object.entries(input.receipts)) {
+      if (receipt === undefined) continue
+      receipts[category] = isRecord(receipt)
+        ? { ...receipt, confirmedAt: dateOrMillis(receipt["confirmedAt"], ["receipts", category, "confirmedAt"], issues) }
+        : receipt
+    }
+  }
+  const vendorChoice = isRecord(input.vendorChoice)
+    ? {
+      ...input.vendorChoice,
+      confirmedAt: dateOrMillis(input.vendorChoice["confirmedAt"], ["vendorChoice", "confirmedAt"], issues)
+    }
+    : input.vendorChoice
+  const payload = defined({ ...input, givenAt, receipts: receipts ?? input.receipts, vendorChoice })
+  // Times already reported above are left out of the schema check to report each problem once.
+  const reported = new Set(issues.map((issue) => issue.path.join(".")))
+  issues.push(...checkPart(create.payloadSchema, payload).filter((issue) => !reported.has(issue.path.join("."))))
+  return issues.length > 0 ? issues : (payload as unknown as Payload)
+}

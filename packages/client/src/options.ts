@@ -1,0 +1,144 @@
+import {
+  checkHeaders,
+  checkInteger,
+  checkKnownKeys,
+  checkRetry,
+  defaultRetry,
+  type HeadersInput,
+  isHeaderValue,
+  isRecord,
+  MAX_TIMER_MS,
+  type RetrySettings
+} from "./checks.js"
+import { SvcConfigurationError, type SvcIssue } from "./errors.js"
+import type { SvcEvent } from "./events.js"
+
+/** A fetch implementation; the client calls it with a `URL` and a `RequestInit`. */
+export type SvcFetch = (input: URL, init: RequestInit) => Promise<Response>
+
+export interface SvcRetryOptions {
+  /** 0 to 10; default 2 (up to 3 attempts). */
+  readonly maxRetries?: number | undefined
+  /** Integer ms; default 200. */
+  readonly initialDelayMs?: number | undefined
+  /** Integer ms; default 5000. A `Retry-After` longer than this stops retrying. */
+  readonly maxDelayMs?: number | undefined
+}
+
+export interface SvcClientOptions {
+  /** Backend URL including its mount path; no query string or fragment. */
+  readonly baseUrl: string | URL
+  /** Sent as `Authorization: Bearer <key>`; enables the key-only methods. Server side only. */
+  readonly apiKey?: string | undefined
+  /** Default `globalThis.fetch` (looked up at each request). */
+  readonly fetch?: SvcFetch | undefined
+  /** Sent with every request (client-owned names are replaced). */
+  readonly headers?: HeadersInput | undefined
+  /** Deadline per attempt, including reading the body; integer 1 to 2147483647; default 10000. */
+  readonly timeoutMs?: number | undefined
+  /** Retry settings, or `false` for never. */
+  readonly retry?: SvcRetryOptions | false | undefined
+  /** Called for each request, response and retry; an error it throws is ignored. */
+  readonly onEvent?: ((event: SvcEvent) => void) | undefined
+}
+
+/** Options after validation, in the form the runner uses. */
+export interface ResolvedOptions {
+  /** Without a trailing slash; request paths (`/status`) are appended. */
+  readonly baseUrl: string
+  readonly apiKey: string | undefined
+  readonly fetch: SvcFetch | undefined
+  /** Lower-case names, client-owned names removed. */
+  readonly headers: Readonly<Record<string, string>>
+  readonly timeoutMs: number
+  readonly retry: RetrySettings | false
+  readonly onEvent: ((event: SvcEvent) => void) | undefined
+}
+
+const knownOptions = ["baseUrl", "apiKey", "fetch", "headers", "timeoutMs", "retry", "onEvent"]
+const localHosts = new Set(["localhost", "127.0.0.1", "[::1]"])
+
+const checkBaseUrl = (
+  input: unknown,
+  hasKey: boolean
+): { readonly issues: Array<SvcIssue>; readonly baseUrl: string } => {
+  const fail = (message: string) => ({ issues: [{ path: ["baseUrl"], message }], baseUrl: "" })
+  if (input === undefined) return fail("is required")
+  if (typeof input !== "string" && !(input instanceof URL)) return fail("must be a string or a URL")
+  const text = input.toString()
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return fail("is not an absolute URL")
+  }
+  const issues: Array<SvcIssue> = []
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    issues.push({ path: ["baseUrl"], message: "must use http: or https:" })
+  }
+  // `new URL` drops an empty `?` or `#`, so look at the text as written too.
+  if (url.search !== "" || text.includes("?")) issues.push({ path: ["baseUrl"], message: "must not have a query string" })
+  if (url.hash !== "" || text.includes("#")) issues.push({ path: ["baseUrl"], message: "must not have a fragment" })
+  if (url.username !== "" || url.password !== "") {
+    issues.push({ path: ["baseUrl"], message: "must not contain credentials" })
+  }
+  if (hasKey && url.protocol === "http:" && !localHosts.has(url.hostname)) {
+    issues.push({
+      path: ["baseUrl"],
+      message: "must use https: when an apiKey is set (http: is allowed only for localhost, 127.0.0.1 and [::1])"
+    })
+  }
+  return { issues, baseUrl: url.href.replace(/\/+$/, "") }
+}
+
+/** Validates every option and throws one `SvcConfigurationError` listing all problems. */
+export const resolveOptions = (options: unknown): ResolvedOptions => {
+  if (!isRecord(options)) {
+    throw new SvcConfigurationError([{ path: [], message: "options must be an object with at least baseUrl" }])
+  }
+  const issues: Array<SvcIssue> = checkKnownKeys(options, knownOptions, [])
+
+  const apiKey = options["apiKey"]
+  if (apiKey !== undefined) {
+    if (typeof apiKey !== "string" || apiKey.length === 0) {
+      issues.push({ path: ["apiKey"], message: "must be a non-empty string" })
+    } else if (!isHeaderValue(apiKey) || apiKey.trim() !== apiKey) {
+      issues.push({ path: ["apiKey"], message: "must not contain line breaks or surrounding white space" })
+    }
+  }
+  const base = checkBaseUrl(options["baseUrl"], apiKey !== undefined)
+  issues.push(...base.issues)
+
+  const fetchOption = options["fetch"]
+  if (fetchOption !== undefined && typeof fetchOption !== "function") {
+    issues.push({ path: ["fetch"], message: "must be a function" })
+  }
+  if (fetchOption === undefined && typeof globalThis.fetch !== "function") {
+    issues.push({ path: ["fetch"], message: "is required: this runtime has no global fetch" })
+  }
+
+  const headers = options["headers"] === undefined ? { issues: [], headers: {} } : checkHeaders(options["headers"], ["headers"])
+  issues.push(...headers.issues)
+
+  const timeoutMs = options["timeoutMs"] ?? 10_000
+  issues.push(...checkInteger(timeoutMs, ["timeoutMs"], 1, MAX_TIMER_MS))
+
+  const retry = options["retry"] === undefined ? { issues: [], retry: defaultRetry } : checkRetry(options["retry"], ["retry"], defaultRetry)
+  issues.push(...retry.issues)
+
+  const onEvent = options["onEvent"]
+  if (onEvent !== undefined && typeof onEvent !== "function") {
+    issues.push({ path: ["onEvent"], message: "must be a function" })
+  }
+
+  if (issues.length > 0) throw new SvcConfigurationError(issues)
+  return {
+    baseUrl: base.baseUrl,
+    apiKey: apiKey as string | undefined,
+    fetch: fetchOption as SvcFetch | undefined,
+    headers: headers.headers,
+    timeoutMs: timeoutMs as number,
+    retry: retry.retry,
+    onEvent: onEvent as ((event: SvcEvent) => void) | undefined
+  }
+}

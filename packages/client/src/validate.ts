@@ -1,0 +1,98 @@
+import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { parseIsoDate } from "@svc/schema"
+import { SvcApi } from "@svc/api"
+import { Either, Option, ParseResult, Schema } from "effect"
+import { isHeaderValue, isRecord, type Path } from "./checks.js"
+import type { SvcIssue } from "./errors.js"
+import { withoutValue } from "./failures.js"
+
+/*
+ * Input checks run before anything is sent. Wherever the contract has a schema for a request part,
+ * that schema (read from `SvcApi` itself) does the checking, so the client cannot drift from the
+ * server; the checks here cover what the schemas cannot see (comma lists, dates, JSON safety).
+ */
+
+/** The endpoint of the contract, to read its request schemas. */
+export const endpointOf = (group: string, name: string): HttpApiEndpoint.HttpApiEndpoint.AnyWithProps => {
+  const groups = SvcApi.groups as unknown as Record<string, HttpApiGroup.HttpApiGroup.AnyWithProps>
+  const endpoint = groups[group]?.endpoints[name]
+  if (endpoint === undefined) throw new Error(`@svc/api has no endpoint ${group}.${name}`)
+  return endpoint
+}
+
+type AnySchema = Schema.Schema<any, any, any>
+
+/** Validates the decoded (type-side) value of one request part; `remap` turns schema paths into argument paths. */
+export const checkPart = (
+  schema: Option.Option<AnySchema>,
+  value: unknown,
+  remap: (path: Path) => Path = (path) => path
+): Array<SvcIssue> => {
+  if (Option.isNone(schema)) return []
+  const result = Schema.validateEither(schema.value as Schema.Schema<unknown>, { errors: "all" })(value)
+  if (Either.isRight(result)) return []
+  return ParseResult.ArrayFormatter.formatErrorSync(result.left).map((issue) => ({
+    path: remap(issue.path.filter((p): p is string | number => typeof p !== "symbol")),
+    message: withoutValue(issue.message)
+  }))
+}
+
+/** Rule 9: a body JSON cannot represent (a bigint, a circular reference) is refused before sending. */
+export const checkJsonSafe = (value: unknown, path: Path = [], ancestors = new Set<object>()): Array<SvcIssue> => {
+  if (typeof value === "bigint") return [{ path, message: "is a bigint, which JSON cannot represent" }]
+  if (typeof value !== "object" || value === null) return []
+  if (ancestors.has(value)) return [{ path, message: "is a circular reference, which JSON cannot represent" }]
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return []
+  ancestors.add(value)
+  const issues = Object.entries(value).flatMap(([key, child]) =>
+    checkJsonSafe(child, [...path, Array.isArray(value) ? Number(key) : key], ancestors)
+  )
+  ancestors.delete(value)
+  return issues
+}
+
+export const objectIssue = (value: unknown, path: Path, what: string): Array<SvcIssue> =>
+  isRecord(value) ? [] : [{ path, message: `must be an object with ${what}` }]
+
+const isValidDate = (value: unknown): value is Date => value instanceof Date && !Number.isNaN(value.getTime())
+
+/** A time given as a `Date` or as non-negative integer epoch milliseconds. */
+export const dateOrMillis = (value: unknown, path: Path, issues: Array<SvcIssue>): Date | undefined => {
+  if (isValidDate(value)) return value
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return new Date(value)
+  issues.push({ path, message: "must be a valid Date or non-negative integer epoch milliseconds" })
+  return undefined
+}
+
+/** A time given as a `Date` or an ISO 8601 string; impossible calendar dates (2025-02-30) are refused. */
+export const dateOrIso = (value: unknown, path: Path, issues: Array<SvcIssue>): Date | undefined => {
+  if (isValidDate(value)) return value
+  const parsed = typeof value === "string" ? parseIsoDate(value) : undefined
+  if (parsed === undefined) issues.push({ path, message: "must be a valid Date or ISO 8601 date string" })
+  return parsed
+}
+
+/** A list of policy types sent as one comma-separated query value, so no entry may hold a comma. */
+export const checkTypeList = (value: unknown, path: Path): Array<SvcIssue> => {
+  if (!Array.isArray(value) || value.length === 0) return [{ path, message: "must be a non-empty array of types" }]
+  return value.flatMap((type, index): Array<SvcIssue> =>
+    typeof type !== "string" || type.length === 0
+      ? [{ path: [...path, index], message: "must be a non-empty string" }]
+      : type.includes(",")
+      ? [{ path: [...path, index], message: "must not contain a comma (each type is one entry)" }]
+      : []
+  )
+}
+
+/** An optional header-valued input. */
+export const checkHeaderInput = (value: unknown, path: Path, pattern?: RegExp): Array<SvcIssue> => {
+  if (value === undefined) return []
+  if (typeof value !== "string" || value.length === 0 || value.length > 256 || !isHeaderValue(value)) {
+    return [{ path, message: "must be a non-empty string of at most 256 characters without line breaks" }]
+  }
+  return pattern === undefined || pattern.test(value) ? [] : [{ path, message: `must match ${pattern.source}` }]
+}
+
+/** Copies `value` without its `undefined` properties (the wire has no `undefined`). */
+export const defined = <T extends Record<string, unknown>>(value: T): T =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T
