@@ -1,0 +1,94 @@
+import { PolicySnapshotInvalid } from "@svc/api"
+import { decodeJwt, jwtVerify, SignJWT } from "jose"
+import { Effect, Option } from "effect"
+import { SvcConfig } from "../config/resolved.js"
+
+/** What a policy snapshot token says: the rule `/init` resolved, and the inputs it resolved from. */
+export interface SnapshotClaims {
+  /** Matched rule id. */
+  readonly policyId: string
+  /** Fingerprint of the matched rule when the token was issued. */
+  readonly fingerprint: string
+  /** Manifest revision the decision was made under. */
+  readonly revision: string
+  readonly country: string | null
+  readonly region: string | null
+  readonly gpc: boolean
+  /** Issue time and expiry, epoch seconds. */
+  readonly issuedAt: number
+  readonly expiresAt: number
+}
+
+type Payload = { pid?: unknown; fp?: unknown; rev?: unknown; cc?: unknown; rg?: unknown; gpc?: unknown; iat?: unknown; exp?: unknown }
+
+const invalid = (message: string) => new PolicySnapshotInvalid({ message })
+
+const readClaims = (payload: Payload): SnapshotClaims | undefined => {
+  const { pid, fp, rev, cc, rg, gpc, iat, exp } = payload
+  if (typeof pid !== "string" || typeof fp !== "string" || typeof rev !== "string") return undefined
+  if (typeof iat !== "number" || typeof exp !== "number" || exp <= iat) return undefined
+  if (!(cc === null || typeof cc === "string") || !(rg === null || typeof rg === "string") || typeof gpc !== "boolean") {
+    return undefined
+  }
+  return { policyId: pid, fingerprint: fp, revision: rev, country: cc, region: rg, gpc, issuedAt: iat, expiresAt: exp }
+}
+
+/**
+ * Signs and verifies policy snapshot tokens (HS256, `policySnapshot` options). The key is
+ * imported once. `verify` checks signature, algorithm, issuer, tenant audience and claim
+ * completeness only: the time rules of late saves belong to the caller, which knows `givenAt`.
+ */
+export class PolicySnapshots extends Effect.Service<PolicySnapshots>()("@svc/backend/PolicySnapshots", {
+  effect: Effect.gen(function*() {
+    const config = yield* SvcConfig
+    const settings = config.policySnapshot
+    const key = settings === undefined ? undefined : new TextEncoder().encode(settings.signingKey)
+
+    /** `None` when signing is not configured. */
+    const sign = (claims: Omit<SnapshotClaims, "issuedAt" | "expiresAt">, now = Date.now()) => {
+      if (settings === undefined || key === undefined) return Effect.succeed(Option.none<string>())
+      const iat = Math.floor(now / 1000)
+      return Effect.promise(() =>
+        new SignJWT({
+          pid: claims.policyId,
+          fp: claims.fingerprint,
+          rev: claims.revision,
+          cc: claims.country,
+          rg: claims.region,
+          gpc: claims.gpc
+        })
+          .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+          .setIssuer(settings.issuer)
+          .setAudience(settings.audience)
+          .setIssuedAt(iat)
+          .setExpirationTime(iat + settings.ttlSeconds)
+          .sign(key)
+      ).pipe(Effect.map(Option.some))
+    }
+
+    const verify = (token: string): Effect.Effect<SnapshotClaims, PolicySnapshotInvalid> =>
+      Effect.gen(function*() {
+        if (settings === undefined || key === undefined) {
+          return yield* Effect.fail(invalid("Policy snapshot signing is not configured on this backend"))
+        }
+        const unverified = yield* Effect.try({ try: () => decodeJwt(token), catch: () => invalid("Malformed policy snapshot token") })
+        if (typeof unverified.iat !== "number") return yield* Effect.fail(invalid("Policy snapshot token has no issue time"))
+        // Expiry is judged against givenAt and the replay window by the caller, so verify "as of" issue time.
+        const { payload } = yield* Effect.tryPromise({
+          try: () =>
+            jwtVerify(token, key, {
+              algorithms: ["HS256"],
+              issuer: settings.issuer,
+              audience: settings.audience,
+              currentDate: new Date(unverified.iat! * 1000)
+            }),
+          catch: () => invalid("Policy snapshot token does not verify")
+        })
+        const claims = readClaims(payload as Payload)
+        if (claims === undefined) return yield* Effect.fail(invalid("Policy snapshot token claims are incomplete"))
+        return claims
+      })
+
+    return { enabled: settings !== undefined, settings, sign, verify } as const
+  })
+}) {}
