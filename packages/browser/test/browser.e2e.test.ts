@@ -2,7 +2,7 @@
 // Chromium is required: a missing /usr/bin/chromium fails the run.
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startBackend, type Backend } from "./e2e/backend.js"
+import { backendWithGvl, startBackend, type Backend } from "./e2e/backend.js"
 import { startSite } from "./e2e/pages.js"
 import { decodeCore } from "./tc-decoder.js"
 
@@ -38,10 +38,10 @@ afterAll(async () => {
 const fresh = async (options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> => browser.newContext(options)
 
 /** Requests the page makes to the backend, by method and path. */
-const track = (page: Page) => {
+const track = (page: Page, target: Backend = backend) => {
   const seen: Array<{ method: string; path: string; query: URLSearchParams; body: any }> = []
   page.on("request", (request) => {
-    if (!request.url().startsWith(backend.url)) return
+    if (!request.url().startsWith(target.url)) return
     const url = new URL(request.url())
     const raw = request.postData()
     seen.push({ method: request.method(), path: url.pathname, query: url.searchParams, body: raw ? JSON.parse(raw) : undefined })
@@ -256,16 +256,20 @@ describe(`browser bundles in Chromium`, () => {
   })
 
   it("answers __tcfapi on an IAB page: queued stub calls, getTCData, events and a decodable TC string", async () => {
+    // Without a vendor list from the backend in use, this test brings its own backend and site.
+    const own = await backendWithGvl(backend, EMBEDDED)
+    const iabSite = own ? await startSite(own.url) : site
+    const iabBackend = own ?? backend
     const context = await fresh()
     const page = await context.newPage()
-    const requests = track(page)
+    const requests = track(page, iabBackend)
     const stub = `
       window.__tcfapi = function () { (window.__tcfapi.a = window.__tcfapi.a || []).push(arguments) };
       window.tcf = { events: [] };
       __tcfapi('ping', 2, function (d) { window.tcf.ping = d });
       __tcfapi('getTCData', 2, function (d, ok) { window.tcf.first = { d: d, ok: ok } });
       __tcfapi('addEventListener', 2, function (d, ok) { window.tcf.events.push(d) });`
-    await page.goto(site.page({ bundle: "svc.iab.js", config: { country: "FR", iab: { publisherCC: "FR" } }, before: stub }))
+    await page.goto(iabSite.page({ bundle: "svc.iab.js", config: { country: "FR", iab: { publisherCC: "FR" } }, before: stub }))
     const banner = page.getByRole("region", { name: "We value your privacy" })
     await banner.waitFor()
     expect(await banner.textContent()).toContain("3 partners")
@@ -311,11 +315,16 @@ describe(`browser bundles in Chromium`, () => {
     )
     expect(removed).toBe(true)
     await context.close()
+    if (own) {
+      await iabSite.close()
+      await own.close()
+    }
   })
 
   it("runs headless: no UI, the API saves, queued commands run", async () => {
     const context = await fresh()
     const page = await context.newPage()
+    const requests = track(page)
     await page.goto(
       site.page({
         bundle: "svc.headless.js",
@@ -332,6 +341,13 @@ describe(`browser bundles in Chromium`, () => {
     expect(await page.evaluate(() => (window as any).events)).toEqual(["subscribe", "resolve", "save"])
     const view = await subject(await subjectId(page))
     expect(view.body.subjectChoice.categories).toMatchObject({ measurement: { value: true }, marketing: { value: false } })
+    // Page config overrides the embedded defaults.
+    expect(requests.find((r) => r.path === "/init")!.query.get("journeyScope")).toBe("page")
+    // identify() links the subject through PATCH /subjects/:id once it exists.
+    const linked = await page.evaluate(() => (window as any).svc.identify("user-42"))
+    expect(linked).toMatchObject({ ok: true })
+    expect(requests.find((r) => r.method === "PATCH")).toMatchObject({ body: { externalId: "user-42" } })
+    expect((await subject(await subjectId(page))).body.subject.externalId).toBe("user-42")
     await context.close()
   })
 })

@@ -28,6 +28,8 @@ const startReal = async (scriptConfig: Record<string, unknown>): Promise<Backend
     {
       database: { dialect: "sqlite", url: ":memory:" },
       trustedOrigins: ["*"],
+      // Signing on, so /init issues the policySnapshotToken the saves carry back.
+      policySnapshot: { signingKey: "browser-e2e-policy-snapshot-signing-key-0123456789" },
       manifest: { policyRules: testPolicyRules, iab: { enabled: true, cmpId: 12 }, vendors: testVendors },
       script: { config: scriptConfig }
     },
@@ -40,6 +42,15 @@ const startReal = async (scriptConfig: Record<string, unknown>): Promise<Backend
     return `the real server's /init is not usable yet (status ${probe?.status ?? "network error"})`
   }
   return { kind: "real", url: server.url, close: () => server.close() }
+}
+
+/** The IAB test needs a vendor list in /init; the fake serves one when the backend in use does not. */
+export const backendWithGvl = async (backend: Backend, scriptConfig: Record<string, unknown>): Promise<Backend | undefined> => {
+  const response = await fetch(`${backend.url}/init?contract=1&country=FR`)
+  const body = (await response.json()) as { gvl?: unknown }
+  if (body.gvl !== undefined) return undefined
+  console.warn("browser e2e: the IAB test uses the fake backend (the backend's /init carries no gvl)")
+  return startFakeBackend(scriptConfig)
 }
 
 export const startBackend = async (scriptConfig: Record<string, unknown>): Promise<Backend> => {
