@@ -255,6 +255,34 @@ describe(`browser bundles in Chromium`, () => {
     await context.close()
   })
 
+  it("reopens the dialog from the settings widget with the stored choice, saving from surface 'widget'", async () => {
+    const context = await fresh()
+    const page = await context.newPage()
+    const requests = track(page)
+    await page.goto(site.page({ config: { country: "DE", widget: true } }))
+    const banner = page.getByRole("region", { name: "We value your privacy" })
+    await banner.getByRole("button", { name: "Reject all" }).click()
+    const widget = page.getByRole("button", { name: "Privacy settings" })
+    await widget.click()
+    const dialog = page.getByRole("dialog", { name: "Privacy preferences" })
+    const marketing = dialog.getByRole("switch", { name: "Marketing" })
+    expect(await marketing.isChecked()).toBe(false)
+    await marketing.check()
+    await dialog.getByRole("button", { name: "Save choices" }).click()
+    await page.waitForFunction(() => (window as any).svc.consent.preferences.marketing === true)
+    await page.waitForFunction(() => localStorage.getItem("svc.queue") === null)
+    const saves = requests.filter((r) => r.method === "POST").map((r) => r.body)
+    expect(saves.map((b) => [b.action, b.surface])).toEqual([
+      ["reject_all", "banner"],
+      ["custom", "widget"]
+    ])
+    expect(saves[1].givenAt).toBeGreaterThan(saves[0].givenAt)
+    const view = await subject(await subjectId(page))
+    expect(view.body.consents).toHaveLength(2)
+    expect(view.body.subjectChoice.categories.marketing.value).toBe(true)
+    await context.close()
+  })
+
   it("answers __tcfapi on an IAB page: queued stub calls, getTCData, events and a decodable TC string", async () => {
     // Without a vendor list from the backend in use, this test brings its own backend and site.
     const own = await backendWithGvl(backend, EMBEDDED)

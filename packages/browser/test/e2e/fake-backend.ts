@@ -124,7 +124,11 @@ export const startFakeBackend = async (scriptConfig: Record<string, unknown> = {
       if (!body || !/^sub_[A-Za-z0-9_-]{8,128}$/.test(body.subjectId) || body.type !== "cookie_banner" || !body.preferences) {
         return fail(res, 400, "INVALID_REQUEST", cors)
       }
-      const subject = subjects.get(body.subjectId) ?? { externalId: body.externalSubjectId ?? null, createdAt: new Date().toISOString(), consents: [] }
+      const subject = subjects.get(body.subjectId) ?? {
+        externalId: (body.externalSubjectId as string | undefined) ?? null,
+        createdAt: new Date().toISOString(),
+        consents: [] as Array<Consent>
+      }
       subjects.set(body.subjectId, subject)
       const givenAt = iso(body.givenAt)
       let consent = subject.consents.find((c) => c.givenAt === givenAt)
