@@ -31,10 +31,32 @@ export const checkPart = (
   if (Option.isNone(schema)) return []
   const result = Schema.validateEither(schema.value as Schema.Schema<unknown>, { errors: "all" })(value)
   if (Either.isRight(result)) return []
-  return ParseResult.ArrayFormatter.formatErrorSync(result.left).map((issue) => ({
-    path: remap(issue.path.filter((p): p is string | number => typeof p !== "symbol")),
-    message: withoutValue(issue.message)
-  }))
+  // A union reports one issue per member at the same path; they become one "A or B" issue.
+  const byPath = new Map<string, { path: Path; messages: Array<string> }>()
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(result.left)) {
+    const path = remap(issue.path.filter((p): p is string | number => typeof p !== "symbol"))
+    const key = JSON.stringify(path)
+    const entry = byPath.get(key) ?? { path, messages: [] }
+    const message = withoutValue(issue.message)
+    if (!entry.messages.includes(message)) entry.messages.push(message)
+    byPath.set(key, entry)
+  }
+  return [...byPath.values()].map(({ path, messages }) => {
+    // "Expected undefined" is the optional member of a union: noise next to the real expectation.
+    const useful = messages.length > 1 ? messages.filter((m) => m !== "Expected undefined") : messages
+    return { path, message: useful.join(" or ") }
+  })
+}
+
+/** One issue per path: the first found (later checks of the same value add nothing). */
+export const firstPerPath = (issues: ReadonlyArray<SvcIssue>): Array<SvcIssue> => {
+  const seen = new Set<string>()
+  return issues.filter((issue) => {
+    const key = JSON.stringify(issue.path)
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
 }
 
 /** Rule 9: a body JSON cannot represent (a bigint, a circular reference) is refused before sending. */

@@ -2,6 +2,7 @@ import type { Effect } from "effect"
 import { resolveCall, type SvcCallOptions } from "../call-options.js"
 import type { BackendCodeOf, ClientErrorCode, SvcErrorCode, SvcIssue } from "../errors.js"
 import type { SvcResult } from "../result.js"
+import { firstPerPath } from "../validate.js"
 import { invalidInput, missingApiKey, type Operation, run, type Runtime } from "../runner.js"
 
 /** Backend codes of a derived-client method, plus the client's own (without `MISSING_API_KEY`). */
@@ -48,6 +49,6 @@ export const defineMethod = <Args extends ReadonlyArray<unknown>, A, C extends S
     const detail = error instanceof Error ? error.message : String(error)
     prepared = [{ path: [], message: `could not be read: ${detail}` }]
   }
-  if (Array.isArray(prepared)) return Promise.resolve(invalidInput(prepared) as SvcResult<A, C>)
+  if (Array.isArray(prepared)) return Promise.resolve(invalidInput(firstPerPath(prepared)) as SvcResult<A, C>)
   return run<A, C>(runtime, prepared as Operation<A>, resolved.call)
 }

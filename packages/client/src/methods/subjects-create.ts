@@ -55,8 +55,9 @@ export const prepareCreate = (input: SaveConsentInput): Payload | Array<SvcIssue
     }
     : input.vendorChoice
   const payload = defined({ ...input, givenAt, receipts: receipts ?? input.receipts, vendorChoice })
-  // Times already reported above are left out of the schema check to report each problem once.
-  const reported = new Set(issues.map((issue) => issue.path.join(".")))
-  issues.push(...checkPart(create.payloadSchema, payload).filter((issue) => !reported.has(issue.path.join("."))))
+  // Times already reported above (and the objects holding them) are left out of the schema check.
+  const reported = issues.map((issue) => issue.path.join("."))
+  const covers = (path: string) => reported.some((done) => done === path || done.startsWith(`${path}.`))
+  issues.push(...checkPart(create.payloadSchema, payload).filter((issue) => !covers(issue.path.join("."))))
   return issues.length > 0 ? issues : (payload as unknown as Payload)
 }
