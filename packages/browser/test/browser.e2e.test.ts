@@ -107,7 +107,7 @@ describe(`browser bundles in Chromium`, () => {
     expect(save).toMatchObject({ action: "accept_all", surface: "banner", type: "cookie_banner", domain: "127.0.0.1" })
     expect(save.policySnapshotToken).toBeTruthy()
     expect(save.journey.id).toBe(init.query.get("journey"))
-    expect(await page.evaluate(() => document.cookie)).toContain("svc_consent=")
+    expect(await page.evaluate(() => document.cookie)).toMatch(/svc_consent=1\.[^.;]*\.ms1\.mk1\.fn0\.ex0\.\d+/)
 
     // The stored choice holds for the next page: no banner, no second save (hydration is not a save).
     await page.reload()
@@ -205,6 +205,23 @@ describe(`browser bundles in Chromium`, () => {
     const view = await subject(await subjectId(page))
     expect(view.body.subjectChoice.categories.marketing.value).toBe(false)
     expect(view.body.subjectChoice.categories.measurement.value).toBe(true)
+    await context.close()
+  })
+
+  it("treats dismissing the notice as no choice: nothing saved, closed for the rest of the tab", async () => {
+    const context = await fresh()
+    const page = await context.newPage()
+    const requests = track(page)
+    await page.goto(site.page({ config: { country: "US", region: "CA" } }))
+    const notice = page.getByRole("region", { name: "Your privacy choices" })
+    await notice.getByRole("button", { name: "Got it" }).click()
+    await notice.waitFor({ state: "detached" })
+    await page.reload()
+    await initDone(page)
+    await page.waitForTimeout(200)
+    expect(await notice.count()).toBe(0)
+    expect(await page.evaluate(() => (window as any).svc.consent.status)).toBe("pending")
+    expect(requests.filter((r) => r.method !== "GET")).toHaveLength(0)
     await context.close()
   })
 

@@ -4,7 +4,7 @@ import { randomToken, subjectId, SUBJECT_PATTERN } from "../src/runtime/ids.js"
 import { initURL } from "../src/runtime/init-request.js"
 import { deriveState, shouldPrompt } from "../src/runtime/policy.js"
 import { createReplayQueue } from "../src/runtime/replay-queue.js"
-import { createRuntime, type RuntimeEnv } from "../src/runtime/runtime.js"
+import { consentCookie, createRuntime, type RuntimeEnv } from "../src/runtime/runtime.js"
 import { buildSaveBody, type SaveBody } from "../src/runtime/save-request.js"
 import { KEYS, memoryStore } from "../src/runtime/storage.js"
 import type { InitResponse, PolicyPack } from "../src/runtime/types.js"
@@ -339,6 +339,21 @@ describe("runtime", () => {
     const save = t.calls.find((c) => c.method === "POST")!
     expect(save.body).toMatchObject({ externalSubjectId: "user-1", identityToken: "jwt" })
     expect(t.store.getItem(KEYS.identity)).toBeNull()
+  })
+})
+
+describe("consentCookie", () => {
+  it("spells each category with its own code", () => {
+    const cookie = consentCookie({
+      v: 1,
+      policyId: "eu",
+      fingerprint: "fp-1",
+      preferences: { necessary: true, measurement: true, marketing: false, functionality: true, experience: false },
+      givenAt: 1_700_000_000_999,
+      action: "custom",
+      expiresAt: 0
+    })
+    expect(cookie).toBe("1.fp-1.ms1.mk0.fn1.ex0.1700000000")
   })
 })
 

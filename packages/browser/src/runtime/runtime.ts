@@ -120,6 +120,7 @@ export const createRuntime = (
   let stored = readJson<StoredConsent>(env.store, KEYS.consent)
   let state = deriveState(null, stored, localGpc, env.now())
   let shownAt: number | undefined
+  let dismissedHere = false
   let resolveReady: (api: SvcApi) => void = () => {}
   const ready = new Promise<SvcApi>((resolve) => (resolveReady = resolve))
 
@@ -235,15 +236,7 @@ export const createRuntime = (
     for (const ext of extensions) ext.beforeStore?.(next, ctx)
     stored = next
     writeJson(env.store, KEYS.consent, next)
-    env.setCookie(
-      [
-        "v1",
-        next.fingerprint ?? "",
-        ...offered.map((c) => c[0]! + (preferences[c] ? "1" : "0")),
-        String(Math.floor(givenAt / 1000))
-      ].join("."),
-      Math.floor(validityMs(policy) / 1000)
-    )
+    env.setCookie(consentCookie(next), Math.floor(validityMs(policy) / 1000))
     recompute("save")
     const body = buildSaveBody({
       domain: config.domain ?? env.domain,
@@ -307,6 +300,7 @@ export const createRuntime = (
       writeJson(env.store, KEYS.consent, undefined)
       env.setCookie(undefined, 0)
       env.session.removeItem(KEYS.dismissed)
+      dismissedHere = false
       recompute("reset")
     },
     push: (...commands) => {
@@ -355,7 +349,6 @@ export const createRuntime = (
     dismissed: () => dismissedHere || (state.fingerprint !== null && env.session.getItem(KEYS.dismissed) === state.fingerprint),
     emit
   }
-  let dismissedHere = false
 
   const start = async (): Promise<void> => {
     for (const ext of extensions) ext.setup?.(ctx)
@@ -381,6 +374,20 @@ export const createRuntime = (
 
   return { api, ctx, start }
 }
+
+const COOKIE_CODES: Record<Category, string> = { measurement: "ms", marketing: "mk", functionality: "fn", experience: "ex" }
+
+/**
+ * The `svc_consent` cookie, readable by the site's server: `1.<fingerprint>.<code><0|1>....<givenAt s>`,
+ * with codes ms (measurement), mk (marketing), fn (functionality), ex (experience).
+ */
+export const consentCookie = (stored: StoredConsent): string =>
+  [
+    "1",
+    stored.fingerprint ?? "",
+    ...(Object.keys(COOKIE_CODES) as Array<Category>).map((c) => COOKIE_CODES[c] + (stored.preferences[c] ? "1" : "0")),
+    String(Math.floor(stored.givenAt / 1000))
+  ].join(".")
 
 const stripNull = <T extends object>(value: T): Partial<T> => {
   const out: Partial<T> = {}
