@@ -116,7 +116,7 @@ export const createRuntime = (
 ) => {
   const listeners = new Set<Listener>()
   let init: InitResponse | null = null
-  let localGpc = config.gpc ?? env.gpc
+  const localGpc = config.gpc ?? env.gpc
   let stored = readJson<StoredConsent>(env.store, KEYS.consent)
   let state = deriveState(null, stored, localGpc, env.now())
   let shownAt: number | undefined
