@@ -330,6 +330,24 @@ describe("runtime", () => {
     expect(t.store.getItem(KEYS.queue)).toBeNull()
   })
 
+  it("tries an undelivered save again after a growing pause while the page stays open", async () => {
+    const timers: Array<{ fn: () => void; ms: number }> = []
+    const t = setup(matched(policy()), { later: (fn, ms) => void timers.push({ fn, ms }) })
+    await t.runtime.start()
+    t.failSaves(async () => json(503, {}))
+    expect(await t.runtime.api.acceptAll()).toEqual({ ok: false, queued: true })
+    expect(timers.map((x) => x.ms)).toEqual([30_000])
+    timers.shift()!.fn()
+    await new Promise((r) => setTimeout(r, 0))
+    expect(timers.map((x) => x.ms)).toEqual([60_000])
+    t.failSaves(async () => json(201, { consentId: "cns_9" }))
+    timers.shift()!.fn()
+    await new Promise((r) => setTimeout(r, 0))
+    expect(timers).toHaveLength(0)
+    expect(t.store.getItem(KEYS.queue)).toBeNull()
+    expect(t.calls.filter((c) => c.method === "POST").map((c) => c.body.givenAt)).toEqual(Array(3).fill(1_700_000_000_000))
+  })
+
   it("links an identity later when the subject does not exist yet", async () => {
     const t = setup(matched(policy()))
     await t.runtime.start()

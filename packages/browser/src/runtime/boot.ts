@@ -49,7 +49,8 @@ export const boot = (extensions: ReadonlyArray<Extension>): SvcApi | undefined =
             ? `svc_consent=; Max-Age=0; Path=/; SameSite=Lax${secure}`
             : `svc_consent=${encodeURIComponent(value)}; Max-Age=${maxAge}; Path=/; SameSite=Lax${secure}`
       },
-      onOnline: (listener) => window.addEventListener("online", listener)
+      onOnline: (listener) => window.addEventListener("online", listener),
+      later: (fn, ms) => void setTimeout(fn, ms)
     },
     config,
     backendURL,

@@ -38,6 +38,8 @@ export interface RuntimeEnv {
   gpc: boolean
   setCookie(value: string | undefined, maxAgeSeconds: number): void
   onOnline(listener: () => void): void
+  /** Runs `fn` later (setTimeout); absent in tests that drive the queue by hand. */
+  later?(fn: () => void, ms: number): void
 }
 
 export type ConsentEvent = "subscribe" | "hydrate" | "resolve" | "save" | "dismiss" | "reset"
@@ -193,7 +195,20 @@ export const createRuntime = (
     return { ok: false, status: d.status, ...(d.code !== undefined ? { code: d.code } : {}) }
   }
 
+  // While the page stays open and online, an undelivered save is tried again after a growing pause
+  // (30 s, 1 min, 2 min ... up to 10 min); `online` events and the next page load try at once.
+  let retryTimer = false
+  const scheduleRetry = (attempts: number): void => {
+    if (retryTimer || env.later === undefined) return
+    retryTimer = true
+    env.later(() => {
+      retryTimer = false
+      void queue.flush()
+    }, Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 600_000))
+  }
+
   const onDelivered = (entry: QueuedSave, delivery: Delivery): void => {
+    if (delivery.kind === "retry") scheduleRetry(entry.attempts + 1)
     if (delivery.kind !== "stored") return
     const identity = pendingIdentity()
     if (identity === undefined) return
