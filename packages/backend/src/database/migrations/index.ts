@@ -4,13 +4,15 @@ import subjects from "./1-subjects.js"
 import consents from "./2-consents.js"
 import legalDocuments from "./3-legal-documents.js"
 import vendorChoice from "./4-vendor-choice.js"
+import experimentSummaryIndex from "./5-experiment-summary-index.js"
 
 /** Numbered migrations, one change each; a new one gets the next number and never edits an old one. */
 export const migrations: ReadonlyArray<readonly [id: number, name: string, run: Effect.Effect<void, unknown, SqlClient.SqlClient>]> = [
   [1, "subjects", subjects],
   [2, "consents", consents],
   [3, "legal-documents", legalDocuments],
-  [4, "vendor-choice", vendorChoice]
+  [4, "vendor-choice", vendorChoice],
+  [5, "experiment-summary-index", experimentSummaryIndex]
 ]
 
 const runMigrator = Migrator.make({})
