@@ -4,7 +4,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backendWithGvl, startBackend, type Backend } from "./e2e/backend.js"
 import { startSite } from "./e2e/pages.js"
-import { decodeCore } from "./tc-decoder.js"
+import { decodeCore, decodeDisclosedVendors } from "./tc-decoder.js"
 
 const CHROMIUM_ARGS = [
   "--no-sandbox",
@@ -352,6 +352,7 @@ describe(`browser bundles in Chromium`, () => {
     expect(d.purposesConsent).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
     expect(d.vendorConsents.ids).toEqual([2, 8, 755])
     expect(d.vendorLegitimateInterests.ids).toEqual([2])
+    expect(decodeDisclosedVendors(data.d.tcString)!.ids).toEqual([2, 8, 755])
     const save = requests.find((r) => r.method === "POST")!.body
     expect(save.vendorChoice.grants).toMatchObject({ "2": true, "8": true, "755": true })
     // Listeners can be removed.

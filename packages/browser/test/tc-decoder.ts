@@ -60,6 +60,16 @@ const vendors = (r: BitReader): DecodedVendors => {
   return { maxVendorId, isRangeEncoding, ids }
 }
 
+/** The Disclosed Vendors segment (segment type 1), if the string carries one. */
+export const decodeDisclosedVendors = (tcString: string): (DecodedVendors & { segmentType: number }) | undefined => {
+  for (const segment of tcString.split(".").slice(1)) {
+    const r = BitReader.fromBase64Url(segment)
+    const segmentType = r.int(3)
+    if (segmentType === 1) return { segmentType, ...vendors(r) }
+  }
+  return undefined
+}
+
 export const decodeCore = (tcString: string) => {
   const r = BitReader.fromBase64Url(tcString.split(".")[0]!)
   const decoded = {

@@ -4,7 +4,7 @@ import { encodeTcString, ranges, vendorSection, type TcModel } from "../src/iab/
 import { grantedPurposes, tcModel } from "../src/iab/purposes.js"
 import { preferencesOf } from "../src/runtime/policy.js"
 import type { ConsentState, InitResponse } from "../src/runtime/types.js"
-import { BitReader, decodeCore } from "./tc-decoder.js"
+import { BitReader, decodeCore, decodeDisclosedVendors } from "./tc-decoder.js"
 
 const model = (overrides: Partial<TcModel> = {}): TcModel => ({
   created: Date.UTC(2025, 5, 1, 12, 0, 0, 0),
@@ -103,6 +103,15 @@ describe("encodeTcString", () => {
     expect(dense.vendorConsents.ids).toEqual([1, 3, 5, 7, 9, 11])
   })
 
+  it("appends a Disclosed Vendors segment (type 1) after a dot when vendors were shown", () => {
+    expect(encodeTcString(model())).not.toContain(".")
+    const tc = encodeTcString(model({ disclosedVendors: [1, 2, 4, 755, 756] }))
+    const [core, disclosed] = tc.split(".")
+    expect(core).toBe(encodeTcString(model()))
+    expect(disclosed).toMatch(/^[A-Za-z0-9_-]+$/)
+    expect(decodeDisclosedVendors(tc)).toEqual({ segmentType: 1, maxVendorId: 756, isRangeEncoding: true, ids: [1, 2, 4, 755, 756] })
+  })
+
   it("encodes an empty vendor set as MaxVendorId 0 and an empty bit field", () => {
     const d = decodeCore(encodeTcString(model({ vendorConsents: [], vendorLegitimateInterests: [], purposesConsent: [] })))
     expect(d.vendorConsents).toEqual({ maxVendorId: 0, isRangeEncoding: false, ids: [] })
@@ -168,6 +177,7 @@ describe("tcModel", () => {
     expect(d.consentLanguage).toBe("FR")
     expect(d.publisherCC).toBe("AA")
     expect(d.created).toBe(17_500_000_000)
+    expect(decodeDisclosedVendors(encodeTcString(m))!.ids).toEqual([8, 12])
   })
 
   it("grants nothing, purpose 1 included, when every category is off", () => {

@@ -59,9 +59,11 @@ export const tcModel = (
   )
   const vendorConsents: Array<number> = []
   const vendorLI: Array<number> = []
+  const disclosed: Array<number> = []
   for (const key of Object.keys(gvl.vendors)) {
     const v = gvl.vendors[key]!
     if (v.deletedDate) continue
+    disclosed.push(v.id)
     if (state.vendors[String(v.id)] === true) vendorConsents.push(v.id)
     if ((v.legIntPurposes ?? []).some((p) => liTransparency.includes(p))) vendorLI.push(v.id)
   }
@@ -84,6 +86,7 @@ export const tcModel = (
     purposeOneTreatment: false,
     publisherCC: config.iab?.publisherCC ?? "AA",
     vendorConsents,
-    vendorLegitimateInterests: vendorLI
+    vendorLegitimateInterests: vendorLI,
+    disclosedVendors: disclosed
   }
 }

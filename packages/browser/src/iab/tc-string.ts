@@ -1,4 +1,5 @@
-// TCF v2.2 TC string, core segment only (no disclosed-vendors or publisher-TC segments).
+// TCF v2.2 TC string: the core segment, and the Disclosed Vendors segment when vendors were shown
+// (no publisher-TC segment: svc asks for no publisher purposes).
 import { BitWriter } from "./bit-writer.js"
 
 export interface TcModel {
@@ -20,6 +21,8 @@ export interface TcModel {
   publisherCC: string
   vendorConsents: ReadonlyArray<number>
   vendorLegitimateInterests: ReadonlyArray<number>
+  /** Vendors shown to the visitor; written as the Disclosed Vendors segment when present. */
+  disclosedVendors?: ReadonlyArray<number>
 }
 
 /** Consecutive runs of ids: `[1,2,3,7]` gives `[[1,3],[7,7]]`. */
@@ -68,5 +71,8 @@ export const encodeTcString = (m: TcModel): string => {
     .append(vendorSection(m.vendorConsents))
     .append(vendorSection(m.vendorLegitimateInterests))
     .int(0, 12) // NumPubRestrictions
-  return w.toBase64Url()
+  const core = w.toBase64Url()
+  if (m.disclosedVendors === undefined) return core
+  // SegmentType 1 = Disclosed Vendors, then a vendor section without the LI half.
+  return `${core}.${new BitWriter().int(1, 3).append(vendorSection(m.disclosedVendors)).toBase64Url()}`
 }
