@@ -45,14 +45,14 @@ export const describeParseError = (error: ParseResult.ParseError): string => {
 /** Schema messages end with `, actual <value>`; values may be secrets, so they are cut. */
 export const withoutValue = (message: string): string => message.replace(/,\s*actual[\s\S]*$/, "")
 
-const serverBody = (body: ArrayBuffer | undefined): { code?: string; message?: string } => {
+const serverBody = (body: ArrayBuffer | undefined): { code?: string; message?: string; reason?: unknown } => {
   if (body === undefined || body.byteLength === 0 || body.byteLength > 65_536) return {}
   try {
     const parsed: unknown = JSON.parse(new TextDecoder().decode(body))
     if (typeof parsed !== "object" || parsed === null) return {}
-    const { cause, message } = parsed as { cause?: { code?: unknown }; message?: unknown }
+    const { cause, message } = parsed as { cause?: { code?: unknown; reason?: unknown }; message?: unknown }
     return {
-      ...(typeof cause?.code === "string" ? { code: cause.code } : {}),
+      ...(typeof cause?.code === "string" ? { code: cause.code, reason: cause.reason } : {}),
       ...(typeof message === "string" ? { message: message.slice(0, 500) } : {})
     }
   } catch {
@@ -68,6 +68,11 @@ export const unexpectedResponse = (
   Effect.map(Effect.option(context.response.arrayBuffer), (body) => {
     const { status } = context.response
     const server = serverBody(body._tag === "Some" ? body.value : undefined)
+    if (server.code === "STALE_POLICY" && status === 422 && server.message !== undefined) {
+      // @svc/api's StalePolicyWire throws on a reason it does not know instead of keeping the class;
+      // the spec wants STALE_POLICY with `reason` undefined, so that case is recovered here.
+      return makeError({ code: "STALE_POLICY", message: server.message, status, requestId: context.requestId })
+    }
     const contentType = context.response.headers["content-type"]
     const message = server.code !== undefined
       ? `The backend answered HTTP ${status} with code ${server.code}, which is not documented for this call` +

@@ -4,7 +4,7 @@ import type { ResolvedCall } from "./call-options.js"
 import { CurrentCall, type CallState, type SvcApiClient, versionHeaders } from "./effect-client.js"
 import { SvcError, type SvcErrorCode, type SvcIssue, formatIssue } from "./errors.js"
 import { emit } from "./events.js"
-import { classifyFailure, makeError } from "./failures.js"
+import { classifyFailure, makeError, unexpectedResponse } from "./failures.js"
 import type { ResolvedOptions } from "./options.js"
 import type { SvcResult, SvcSuccess } from "./result.js"
 import { nextDelay } from "./retry.js"
@@ -88,15 +88,16 @@ const attempt = <A>(
         },
         onFailure: (error) => classifyFailure(error, { requestId, response: state.response })
       }),
-      Effect.catchAllDefect((defect) =>
-        Effect.succeed(makeError({
-          code: state.response === undefined ? "NETWORK_ERROR" : "UNEXPECTED_RESPONSE",
-          message: `The call failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`,
-          status: state.response?.status,
+      Effect.catchAllDefect((defect) => {
+        const { response } = state
+        if (response !== undefined) return unexpectedResponse({ requestId, response }, "could not be decoded")
+        return Effect.succeed(makeError({
+          code: "NETWORK_ERROR",
+          message: `The request failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`,
           requestId,
           cause: defect
         }))
-      ),
+      }),
       Effect.timeoutOption(Duration.millis(call.timeoutMs)),
       Effect.map((outcome) => {
         const { response } = state
