@@ -16,7 +16,5 @@ export const SubjectsHttpPending = HttpApiBuilder.group(SvcApi, "subjects", (h) 
     pending("PATCH /subjects/:id")
   ).handle("list", pending("GET /subjects")))
 export const ConsentsHttpPending = HttpApiBuilder.group(SvcApi, "consents", (h) => h.handle("check", pending("GET /consents/check")))
-export const ExperimentsHttpPending = HttpApiBuilder.group(SvcApi, "experiments", (h) =>
-  h.handle("summary", pending("GET /experiments/:id/summary")))
 export const LegalDocumentsHttpPending = HttpApiBuilder.group(SvcApi, "legalDocuments", (h) =>
   h.handle("publish", pending("PUT /legal-documents/:type/current")))

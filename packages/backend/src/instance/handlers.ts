@@ -1,11 +1,11 @@
 import { Layer } from "effect"
 import {
   ConsentsHttpPending,
-  ExperimentsHttpPending,
   LegalDocumentsHttpPending,
   PolicyHttpPending,
   SubjectsHttpPending
 } from "../http/pending.js"
+import { ExperimentsHttpLive } from "../experiments/http.js"
 import { StatusHttpLive } from "../status/http.js"
 
 /** One handler layer per group of the `SvcApi` contract. */
@@ -14,6 +14,6 @@ export const HandlersLive = Layer.mergeAll(
   PolicyHttpPending,
   SubjectsHttpPending,
   ConsentsHttpPending,
-  ExperimentsHttpPending,
+  ExperimentsHttpLive,
   LegalDocumentsHttpPending
 )

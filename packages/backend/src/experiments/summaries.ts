@@ -1,0 +1,69 @@
+import { DatabaseError, type InvalidRequest } from "@svc/api"
+import type { ExperimentSummary } from "@svc/schema"
+import { Effect } from "effect"
+import { SvcConfig } from "../config/resolved.js"
+import { type ArmCountRow, ExperimentRepo } from "./repo.js"
+import { parseSummaryWindow } from "./window.js"
+
+/** Every action and surface key a summary reports, zero or not; anything else counts as `unknown`. */
+export const SUMMARY_ACTIONS = ["accept_all", "reject_all", "custom", "opt_out", "unknown"] as const
+export const SUMMARY_SURFACES = ["banner", "dialog", "widget", "api", "unknown"] as const
+
+const keyOf = (keys: ReadonlyArray<string>, value: string | null): string =>
+  value !== null && keys.includes(value) ? value : "unknown"
+
+const zeros = (keys: ReadonlyArray<string>): Record<string, number> => Object.fromEntries(keys.map((k) => [k, 0]))
+
+/** Folds the per (arm, action, surface) counts into one entry per arm, arms in name order. */
+const foldArms = (rows: ReadonlyArray<ArmCountRow>, medians: ReadonlyMap<string, number>) => {
+  const arms = new Map<string, { choices: number; byAction: Record<string, number>; bySurface: Record<string, number> }>()
+  for (const row of rows) {
+    let arm = arms.get(row.arm)
+    if (arm === undefined) {
+      arm = { choices: 0, byAction: zeros(SUMMARY_ACTIONS), bySurface: zeros(SUMMARY_SURFACES) }
+      arms.set(row.arm, arm)
+    }
+    arm.choices += row.choices
+    arm.byAction[keyOf(SUMMARY_ACTIONS, row.action)]! += row.choices
+    arm.bySurface[keyOf(SUMMARY_SURFACES, row.surface)]! += row.choices
+  }
+  return [...arms.keys()].sort().map((name) => ({
+    arm: name,
+    ...arms.get(name)!,
+    medianTimeToDecisionMs: medians.get(name) ?? null
+  }))
+}
+
+/** Per-arm results of a banner experiment for the instance's tenant. */
+export class ExperimentSummaries extends Effect.Service<ExperimentSummaries>()("@svc/backend/ExperimentSummaries", {
+  effect: Effect.gen(function*() {
+    const config = yield* SvcConfig
+    const repo = yield* ExperimentRepo
+    const tenantId = config.tenantId ?? ""
+
+    const summarize = (
+      experimentId: string,
+      params: { readonly from?: string | undefined; readonly to?: string | undefined; readonly domain?: string | undefined }
+    ): Effect.Effect<ExperimentSummary, InvalidRequest | DatabaseError> =>
+      Effect.gen(function*() {
+        const window = yield* parseSummaryWindow(params)
+        const scope = { tenantId, experimentId, ...window }
+        const [counts, medians] = yield* Effect.all([repo.armCounts(scope), repo.armMedians(scope)], {
+          concurrency: 2
+        }).pipe(
+          Effect.tapErrorCause((cause) => Effect.logError("experiment summary query failed", cause)),
+          Effect.mapError(() => new DatabaseError({ message: "The experiment summary could not be read from the database" }))
+        )
+        return {
+          experimentId,
+          from: window.fromMs === null ? null : new Date(window.fromMs).toISOString(),
+          to: window.toMs === null ? null : new Date(window.toMs).toISOString(),
+          domain: window.domain,
+          arms: foldArms(counts, new Map(medians.map((m) => [m.arm, m.median])))
+        }
+      })
+
+    return { summarize } as const
+  }),
+  dependencies: [ExperimentRepo.Default]
+}) {}
