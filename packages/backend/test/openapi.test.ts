@@ -39,7 +39,7 @@ describe("OpenAPI document", () => {
       expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined()
     }
     for (const [method, path] of protectedEndpoints) {
-      expect(doc.paths[path][method].security, `${method} ${path}`).toEqual([{ apiKey: [] }])
+      expect(doc.paths[path!][method!].security, `${method} ${path}`).toEqual([{ apiKey: [] }])
     }
     expect(doc.paths["/status"].get.security).toEqual([])
   })

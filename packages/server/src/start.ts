@@ -32,7 +32,7 @@ const loggerFor = (format: NonNullable<SvcOptions["observability"]>["format"]) =
 export const startServer = async (options: SvcOptions, start: StartOptions = {}): Promise<RunningServer> => {
   const instance = svcInstance(options, { migrate: start.migrate ?? true })
   const server = createServer({ keepAliveTimeout: 5_000 })
-  const served = HttpLayerRouter.serve(instance.layer, { disableLogger: true, disableListenLog: true }) as Layer.Layer<
+  const served = HttpLayerRouter.serve(instance.standaloneLayer, { disableLogger: true, disableListenLog: true }) as Layer.Layer<
     never,
     unknown,
     HttpServer.HttpServer

@@ -118,6 +118,12 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
     problems.push(`basePath: must be a path such as "/api/svc" (got ${JSON.stringify(options.basePath)})`)
   }
 
+  for (const key of Object.keys(options.script?.config ?? {})) {
+    if (/secret|signing|api[-_]?key|password|private|token/i.test(key)) {
+      problems.push(`script.config.${key}: looks like a secret; script config is sent to every browser`)
+    }
+  }
+
   let gvl: ResolvedConfig["gvl"]
   if (options.gvl !== undefined && options.gvl.enabled !== false) {
     const source = options.gvl.file !== undefined

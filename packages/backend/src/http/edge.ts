@@ -1,6 +1,6 @@
 import { HttpLayerRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Layer } from "effect"
-import { MAX_BODY_BYTES, SvcConfig } from "../config/resolved.js"
+import { MAX_BODY_BYTES, type ResolvedConfig, SvcConfig } from "../config/resolved.js"
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, corsHeaders, makeOriginPolicy } from "./cors.js"
 import { describeIssues } from "@svc/api"
 import { errorResponse } from "./error-response.js"
@@ -9,17 +9,6 @@ import { pathOf, routeTemplate } from "./routes.js"
 import { WideEvent } from "./wide-event.js"
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/
-
-/** Strips the mount prefix; `undefined` when the URL is outside it. */
-const stripBasePath = (url: string, basePath: string): string | undefined => {
-  if (basePath === "") return url
-  if (!url.startsWith(basePath)) return undefined
-  const rest = url.slice(basePath.length)
-  if (rest === "") return "/"
-  if (rest[0] === "/") return rest
-  if (rest[0] === "?") return `/${rest}`
-  return undefined
-}
 
 const decoder = new TextDecoder()
 
@@ -57,16 +46,18 @@ const failureResponse = (cause: Cause.Cause<unknown>) =>
     return errorResponse("INTERNAL_ERROR", "Internal server error")
   })
 
+// The `as never` below: the router's middleware types forbid handling errors, and handling every
+// error is this middleware's purpose.
 /**
- * The one place every request passes through: mount prefix, CORS (preflights included), the
- * body-size limit, request ids, error bodies for failures outside the API, and the wide log event.
+ * The one place every svc route passes through: CORS (preflights included), the body-size limit,
+ * request ids, error bodies for failures outside the API encoder, and the wide log event. It is
+ * scoped to svc's own routes, so a host application composing svc keeps its own behaviour.
  */
-export const EdgeLive = Layer.effectDiscard(
+const EdgeMiddleware = HttpLayerRouter.middleware(
   Effect.gen(function*() {
     const config = yield* SvcConfig
-    const router = yield* HttpLayerRouter.HttpRouter
     const origins = makeOriginPolicy(config.trustedOrigins)
-    const edge = (
+    return (
       app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function*() {
@@ -74,16 +65,13 @@ export const EdgeLive = Layer.effectDiscard(
         const started = performance.now()
         const headerId = request.headers["x-request-id"]
         const requestId = headerId !== undefined && requestIdPattern.test(headerId) ? headerId : crypto.randomUUID()
-        const url = stripBasePath(request.url, config.basePath)
-        const path = url === undefined ? pathOf(request.url) : pathOf(url)
+        const path = pathOf(request.url)
         const isInit = path === "/init"
         const origin = request.headers.origin
         const event: Record<string, unknown> = {}
 
         let response: HttpServerResponse.HttpServerResponse
-        if (url === undefined) {
-          response = errorResponse("ROUTE_NOT_FOUND", "No such route")
-        } else if (request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined) {
+        if (request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined) {
           const allowed = corsHeaders(origins, origin, isInit)
           response = HttpServerResponse.empty({
             status: 204,
@@ -98,9 +86,7 @@ export const EdgeLive = Layer.effectDiscard(
         } else if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
           response = errorResponse("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`)
         } else {
-          const routed = url === request.url ? request : request.modify({ url })
           response = yield* app.pipe(
-            Effect.provideService(HttpServerRequest.HttpServerRequest, routed),
             Effect.provideService(WideEvent, event),
             Effect.catchAllCause(failureResponse),
             Effect.map(normalizeDecodeFailure)
@@ -108,10 +94,7 @@ export const EdgeLive = Layer.effectDiscard(
         }
 
         const cors = corsHeaders(origins, origin, isInit)
-        response = HttpServerResponse.setHeaders(response, {
-          "x-request-id": requestId,
-          ...cors
-        })
+        response = HttpServerResponse.setHeaders(response, { "x-request-id": requestId, ...cors })
         if (cors !== undefined || origin !== undefined) {
           const vary = response.headers.vary
           if (vary === undefined) response = HttpServerResponse.setHeader(response, "vary", "Origin")
@@ -128,7 +111,36 @@ export const EdgeLive = Layer.effectDiscard(
         })
         return response
       })
+  }) as never
+)
+
+/** Provide to every layer that registers svc routes. */
+export const EdgeLive = EdgeMiddleware.layer as unknown as Layer.Layer<never, never, SvcConfig>
+
+/** Preflights for every svc path: answered by the edge before this handler would run. */
+export const PreflightRouteLive = HttpLayerRouter.add("OPTIONS", "/*", Effect.succeed(HttpServerResponse.empty({ status: 204 })))
+
+/**
+ * Standalone only (the bundled server and `svcInstance().handler`): unknown routes, inside or
+ * outside the mount prefix, answer 404 with the spec's error body.
+ */
+export const notFoundFallback = (config: ResolvedConfig) => Layer.effectDiscard(
+  Effect.gen(function*() {
+    const router = yield* HttpLayerRouter.HttpRouter
+    const fallback = (app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
+      Effect.catchIf(app, HttpServerError.isServerError, (error) =>
+        error._tag === "RouteNotFound"
+          ? Effect.as(
+            logRequest(config.observability.requests, {
+              method: error.request.method,
+              route: "(unknown)",
+              status: 404,
+              tenant: config.tenantId ?? null
+            }),
+            errorResponse("ROUTE_NOT_FOUND", "No such route")
+          )
+          : Effect.fail(error))
     // The router's types forbid a global middleware from handling errors; this one exists to do so.
-    yield* (router.addGlobalMiddleware(edge as never) as Effect.Effect<void>)
+    yield* (router.addGlobalMiddleware(fallback as never) as Effect.Effect<void>)
   })
 )

@@ -5,7 +5,7 @@ import { type ResolvedConfig, SvcConfig } from "../config/resolved.js"
 import { sqlClientLayer } from "../database/client.js"
 import { migrateDatabase } from "../database/migrate.js"
 import { ApiKeyAuthLive } from "../http/api-keys.js"
-import { EdgeLive } from "../http/edge.js"
+import { EdgeLive, notFoundFallback, PreflightRouteLive } from "../http/edge.js"
 import { OpenApiRoutesLive } from "../http/openapi.js"
 import { ScriptRoutesLive } from "../scripts/http.js"
 import { HandlersLive } from "./handlers.js"
@@ -35,10 +35,24 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
     Layer.provide(HandlersLive),
     Layer.provide(ApiKeyAuthLive)
   )
-  return Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, EdgeLive).pipe(
+  // Every svc route is registered under the mount prefix; the router strips it before handlers run.
+  const MountedRouter = Layer.effect(
+    HttpLayerRouter.HttpRouter,
+    Effect.map(HttpLayerRouter.HttpRouter, (router) => config.basePath === "" ? router : router.prefixed(config.basePath))
+  )
+  return Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, PreflightRouteLive).pipe(
+    Layer.provide(EdgeLive),
+    Layer.provide(MountedRouter),
     Layer.provide(ServicesLive),
     Layer.provide(HttpServer.layerContext),
     Layer.provide(ConfigLive),
     Layer.provide(SqlLive)
   )
 }
+
+/**
+ * What the bundled server and `svcInstance().handler` serve: the routes plus a fallback that
+ * answers unknown routes with the spec's 404 body. A host app composing `makeSvcLayer` keeps its own.
+ */
+export const makeStandaloneSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = {}) =>
+  Layer.merge(makeSvcLayer(config, options), notFoundFallback(config))

@@ -3,13 +3,18 @@ import type { Layer } from "effect"
 import type { SvcOptions } from "../config/options.js"
 import { MAX_BODY_BYTES } from "../config/resolved.js"
 import { resolveOptions } from "../config/validate.js"
-import { makeSvcLayer, type SvcLayerOptions } from "./layer.js"
+import { makeStandaloneSvcLayer, makeSvcLayer, type SvcLayerOptions } from "./layer.js"
 
 export interface SvcInstance {
   /** Web-standard handler: mount it in any framework that speaks Request/Response. */
   readonly handler: (request: Request) => Promise<Response>
-  /** The routes as a layer over `HttpLayerRouter.HttpRouter`, for composing into an Effect app. */
+  /**
+   * svc's routes as a layer over `HttpLayerRouter.HttpRouter`, for composing into an Effect app:
+   * only paths under `basePath` are svc's; everything else stays the host's.
+   */
   readonly layer: Layer.Layer<never, unknown, HttpLayerRouter.HttpRouter>
+  /** `layer` plus the spec's 404 body for unknown routes: what `handler` and `svc serve` run. */
+  readonly standaloneLayer: Layer.Layer<never, unknown, HttpLayerRouter.HttpRouter>
   /** Closes what `handler` opened (database pool, timers). */
   readonly dispose: () => Promise<void>
 }
@@ -55,11 +60,13 @@ const limitBody = async (request: Request): Promise<Request | Response> => {
 export const svcInstance = (options: SvcOptions, layerOptions: SvcLayerOptions = {}): SvcInstance => {
   const config = resolveOptions(options)
   const layer = makeSvcLayer(config, layerOptions)
+  const standaloneLayer = makeStandaloneSvcLayer(config, layerOptions)
   let web: { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } | undefined
   return {
     layer,
+    standaloneLayer,
     handler: async (request) => {
-      web ??= HttpLayerRouter.toWebHandler(layer, { disableLogger: true }) as NonNullable<typeof web>
+      web ??= HttpLayerRouter.toWebHandler(standaloneLayer, { disableLogger: true }) as NonNullable<typeof web>
       const limited = await limitBody(request)
       return limited instanceof Response ? limited : web.handler(limited)
     },

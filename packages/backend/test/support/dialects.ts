@@ -77,7 +77,7 @@ export const freshDatabase = async (dialect: SqlDialect): Promise<FreshDatabase>
       return {
         database: { dialect, url: url.toString() },
         query: async (text, params = []) => {
-          const [rows] = await conn.query(text, params)
+          const [rows] = await conn.query(text, params as Array<unknown>)
           return Array.isArray(rows) ? rows as Array<Record<string, unknown>> : []
         },
         drop: async () => {

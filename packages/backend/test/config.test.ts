@@ -1,0 +1,135 @@
+import { defineConfig, SvcConfigurationError, svcInstance, type SvcOptions } from "@svc/backend"
+import { describe, expect, it } from "vitest"
+
+const database = { dialect: "sqlite", url: ":memory:" } as const
+const rule = { id: "eu", match: { countries: ["DE"] }, model: "opt-in", categories: ["marketing"] } as const
+
+/** The problems `svcInstance` reports for these options (fails the test if it does not throw). */
+const problemsOf = (options: unknown): ReadonlyArray<string> => {
+  try {
+    svcInstance(options as SvcOptions)
+  } catch (error) {
+    expect(error).toBeInstanceOf(SvcConfigurationError)
+    return (error as SvcConfigurationError).issues
+  }
+  throw new Error("svcInstance accepted invalid options")
+}
+
+describe("svcInstance option validation", () => {
+  it("accepts a minimal valid configuration without connecting", async () => {
+    const instance = svcInstance({ database })
+    expect(typeof instance.handler).toBe("function")
+    await instance.dispose()
+  })
+
+  it.each([
+    ["", "tenantId: must not be empty"],
+    ["   ", "tenantId: must not be empty"],
+    [" acme", "tenantId: must not start or end with white space"],
+    [null, "tenantId: must be a string (got null)"],
+    [42, "tenantId: must be a string (got number)"]
+  ])("rejects tenantId %j", (tenantId, message) => {
+    expect(problemsOf({ database, tenantId })).toContain(message)
+  })
+
+  it("requireTenantId: true without a tenantId throws; with one it builds", () => {
+    expect(problemsOf({ database, requireTenantId: true })).toContain("requireTenantId: true, but no tenantId is set")
+    expect(() => svcInstance({ database, requireTenantId: true, tenantId: "acme" })).not.toThrow()
+  })
+
+  it("rejects hosting values other than self-hosted and managed", () => {
+    expect(problemsOf({ database, hosting: "cloud" })).toContain('hosting: must be "self-hosted" or "managed" (got "cloud")')
+    expect(() => svcInstance({ database, hosting: "managed" })).not.toThrow()
+  })
+
+  it("rejects manifest.tenantId and manifest.hosting", () => {
+    const problems = problemsOf({ database, manifest: { policyRules: [], tenantId: "a", hosting: "managed" } })
+    expect(problems).toContain("manifest.tenantId: not supported; set the instance's tenantId instead")
+    expect(problems).toContain("manifest.hosting: not supported; set the instance's hosting instead")
+  })
+
+  it("rejects unknown keys at the top level, in option blocks and in policy rules", () => {
+    const problems = problemsOf({
+      database,
+      tenantid: "typo",
+      ipAddress: { trackng: false },
+      manifest: { policyRules: [{ ...rule, colour: "red" }] }
+    })
+    expect(problems).toContain("tenantid: unknown option")
+    expect(problems).toContain("ipAddress.trackng: unknown option")
+    expect(problems).toContain("manifest.policyRules[0].colour: unknown option")
+  })
+
+  it("lists every problem in one error", () => {
+    const problems = problemsOf({
+      database: { dialect: "oracle", url: "x" },
+      tenantId: "",
+      hosting: "x",
+      apiKeys: [""],
+      identityToken: { signingKey: "short" },
+      manifest: { policyRules: [{ ...rule, categories: ["bogus"] }] }
+    })
+    expect(problems.length).toBeGreaterThanOrEqual(4)
+    expect(problems.some((p) => p.startsWith("database"))).toBe(true)
+    expect(problems.some((p) => p.startsWith("tenantId"))).toBe(true)
+    expect(problems.some((p) => p.startsWith("hosting"))).toBe(true)
+    expect(problems.some((p) => p.startsWith("manifest.policyRules[0].categories[0]"))).toBe(true)
+  })
+
+  it("checks manifest rules: duplicate ids, several defaults or fallbacks, categories", () => {
+    const problems = problemsOf({
+      database,
+      manifest: {
+        policyRules: [
+          { ...rule, match: { default: true } },
+          { ...rule, match: { default: true } },
+          { id: "f1", match: { fallback: true }, model: "opt-in", categories: [] },
+          { id: "f2", match: { fallback: true }, model: "opt-in", categories: ["marketing"], preselected: ["measurement"] }
+        ]
+      }
+    })
+    expect(problems).toContain('manifest.policyRules[1].id: duplicate id "eu" (also policyRules[0])')
+    expect(problems).toContain("manifest.policyRules: 2 rules have match.default (at most one)")
+    expect(problems).toContain("manifest.policyRules: 2 rules have match.fallback (at most one)")
+    expect(problems).toContain('manifest.policyRules[3].preselected: "measurement" is not one of the rule\'s categories')
+  })
+
+  it("requires signing keys of at least 32 bytes", () => {
+    for (const block of ["identityToken", "policySnapshot", "legalDocumentSnapshot"]) {
+      expect(problemsOf({ database, [block]: { signingKey: "x".repeat(31) } })).toContain(
+        `${block}.signingKey: must be at least 32 bytes`
+      )
+      expect(() => svcInstance({ database, [block]: { signingKey: "x".repeat(32) } })).not.toThrow()
+    }
+  })
+
+  it("validates trustedOrigins entries and basePath", () => {
+    const problems = problemsOf({ database, trustedOrigins: ["ok.example", "not a host"], basePath: "no-slash" })
+    expect(problems).toContain('trustedOrigins[1]: not a host, host:port, *.domain or * (got "not a host")')
+    expect(problems).toContain('basePath: must be a path such as "/api/svc" (got "no-slash")')
+  })
+
+  it("refuses script.config keys that look like secrets (they would reach every browser)", () => {
+    const problems = problemsOf({ database, script: { config: { theme: "dark", apiKey: "k" } } })
+    expect(problems).toContain("script.config.apiKey: looks like a secret; script config is sent to every browser")
+  })
+
+  it("needs a GVL source when the gvl block opts in", () => {
+    expect(problemsOf({ database, gvl: { vendorIds: [1] } })).toContain(
+      "gvl: needs a source (gvl.file, gvl.endpoint or manifest.iab.endpoint)"
+    )
+    expect(() => svcInstance({ database, gvl: { enabled: false } })).not.toThrow()
+  })
+})
+
+describe("defineConfig", () => {
+  it("returns the options unchanged", () => {
+    const options = { database, apiKeys: ["k".repeat(24)] }
+    expect(defineConfig(options)).toBe(options)
+  })
+
+  it("rejects observability and sessions, which belong to the instance", () => {
+    expect(() => defineConfig({ database, observability: { requests: "all" } } as never)).toThrow(SvcConfigurationError)
+    expect(() => defineConfig({ database, sessions: {} } as never)).toThrow(/sessions/)
+  })
+})
