@@ -5,11 +5,6 @@ import { Effect } from "effect"
 // TEMPORARY: groups whose behaviour is still being built answer 500 until their issue lands.
 const pending = (route: string) => () => Effect.dieMessage(`${route} is not implemented yet`)
 
-export const PolicyHttpPending = HttpApiBuilder.group(SvcApi, "policy", (h) =>
-  h.handle("manifest", pending("GET /manifest")).handle("init", pending("GET /init")).handle(
-    "reportSession",
-    pending("POST /sessions")
-  ))
 export const SubjectsHttpPending = HttpApiBuilder.group(SvcApi, "subjects", (h) =>
   h.handle("create", pending("POST /subjects")).handle("get", pending("GET /subjects/:id")).handle(
     "identify",

@@ -2,16 +2,16 @@ import { Layer } from "effect"
 import {
   ConsentsHttpPending,
   LegalDocumentsHttpPending,
-  PolicyHttpPending,
   SubjectsHttpPending
 } from "../http/pending.js"
 import { ExperimentsHttpLive } from "../experiments/http.js"
+import { PolicyHttpLive } from "../policy/http.js"
 import { StatusHttpLive } from "../status/http.js"
 
 /** One handler layer per group of the `SvcApi` contract. */
 export const HandlersLive = Layer.mergeAll(
   StatusHttpLive,
-  PolicyHttpPending,
+  PolicyHttpLive,
   SubjectsHttpPending,
   ConsentsHttpPending,
   ExperimentsHttpLive,

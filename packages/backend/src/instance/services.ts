@@ -1,11 +1,26 @@
 import { Layer } from "effect"
 import { ExperimentSummaries } from "../experiments/summaries.js"
 import { ApiKeys } from "../http/api-keys.js"
+import { ManifestDocuments } from "../policy/manifest-documents.js"
+import { PolicyInit } from "../policy/init.js"
 import { PolicyManifest } from "../policy/manifest.js"
+import { PolicyResolver } from "../policy/resolver.js"
+import { SessionReports } from "../policy/sessions.js"
+import { VendorList } from "../policy/gvl.js"
 import { PolicySnapshots } from "../policy/snapshots.js"
 
 /**
  * Every domain service of an instance. Each needs at most `SvcConfig` and `SqlClient`, which the
  * instance layer provides. Add a feature's services here.
  */
-export const ServicesLive = Layer.mergeAll(ApiKeys.Default, ExperimentSummaries.Default)
+export const ServicesLive = Layer.mergeAll(
+  ApiKeys.Default,
+  ExperimentSummaries.Default,
+  PolicyManifest.Default,
+  PolicySnapshots.Default,
+  PolicyResolver.Default,
+  ManifestDocuments.Default,
+  VendorList.Default,
+  SessionReports.Default,
+  PolicyInit.Default
+)

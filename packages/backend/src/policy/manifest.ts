@@ -117,7 +117,8 @@ export class PolicyManifest extends Effect.Service<PolicyManifest>()("@svc/backe
       vendorListVersion: options.vendorListVersion ?? null
     }
     const revision = digest(body)
-    const manifest: Manifest = { ...body, revision }
+    const { schemaVersion, ...rest } = body
+    const manifest: Manifest = { schemaVersion, revision, ...rest }
 
     return {
       /** Hash of the canonical manifest; changes whenever anything published changes. */

@@ -42,7 +42,16 @@ export class PolicySnapshots extends Effect.Service<PolicySnapshots>()("@svc/bac
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
     const settings = config.policySnapshot
-    const key = settings === undefined ? undefined : new TextEncoder().encode(settings.signingKey)
+    // Imported once: handing jose raw bytes would re-import the key on every sign and verify.
+    const key = settings === undefined ? undefined : yield* Effect.promise(() =>
+      crypto.subtle.importKey(
+        "raw",
+        new TextEncoder().encode(settings.signingKey),
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["sign", "verify"]
+      )
+    )
 
     /** `None` when signing is not configured. */
     const sign = (claims: Omit<SnapshotClaims, "issuedAt" | "expiresAt">, now = Date.now()) => {

@@ -1,0 +1,74 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { describeIssues, InvalidRequest, SvcApi, UnsupportedMediaType } from "@svc/api"
+import { SessionReportInput } from "@svc/schema"
+import { Effect, ParseResult, Schema } from "effect"
+import { WideEvent } from "../http/wide-event.js"
+import { INIT_VARY, PolicyInit } from "./init.js"
+import { ManifestDocuments } from "./manifest-documents.js"
+import { SessionReports } from "./sessions.js"
+
+const JSON_TYPE = "application/json"
+const INIT_HEADERS = { "cache-control": "no-store", vary: INIT_VARY }
+
+const decodeReport = Schema.decodeUnknown(SessionReportInput, { errors: "all" })
+
+const isJson = (contentType: string | undefined) => {
+  const type = contentType?.split(";")[0]?.trim().toLowerCase()
+  return type === JSON_TYPE || (type !== undefined && /^application\/[a-z0-9.+-]+\+json$/.test(type))
+}
+
+/** The `policy` group: HTTP in, services, HTTP out. */
+export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) =>
+  Effect.gen(function*() {
+    const documents = yield* ManifestDocuments
+    const init = yield* PolicyInit
+    const sessions = yield* SessionReports
+
+    return handlers
+      .handle("manifest", ({ headers, urlParams }) =>
+        Effect.sync(() => {
+          const document = documents.document(urlParams.language)
+          const cacheHeaders = { etag: document.etag, "cache-control": documents.cacheControl }
+          return documents.notModified(document, headers["if-none-match"])
+            ? HttpServerResponse.empty({ status: 304, headers: cacheHeaders })
+            : HttpServerResponse.text(document.body, { contentType: JSON_TYPE, headers: cacheHeaders })
+        }))
+      .handle("init", ({ request, urlParams }) =>
+        Effect.gen(function*() {
+          const answer = yield* init.answer({
+            query: urlParams,
+            headers: request.headers,
+            remoteAddress: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined
+          })
+          const event = yield* Effect.serviceOption(WideEvent)
+          if (event._tag === "Some") {
+            event.value["policy.resolution"] = answer.resolution.status
+            if (answer.resolution.status === "matched") event.value["policy.id"] = answer.resolution.pack.id
+            else if (answer.resolution.reason !== null) event.value["policy.reason"] = answer.resolution.reason
+            if (answer.clientVersion !== undefined) event.value["client.version"] = answer.clientVersion.slice(0, 64)
+          }
+          return HttpServerResponse.text(answer.body, { contentType: JSON_TYPE, headers: INIT_HEADERS })
+        }))
+      .handleRaw("reportSession", ({ headers, request }) =>
+        Effect.gen(function*() {
+          if (headers.origin !== undefined) {
+            return yield* new InvalidRequest({ message: "POST /sessions is server-to-server only: requests with an Origin header are refused" })
+          }
+          if (headers["x-svc-version"].trim() === "") {
+            return yield* new InvalidRequest({ message: "POST /sessions needs an X-SVC-Version header" })
+          }
+          if (!isJson(request.headers["content-type"])) {
+            return yield* new UnsupportedMediaType({ message: "POST /sessions accepts application/json only" })
+          }
+          const text = yield* Effect.mapError(request.text, () => new InvalidRequest({ message: "Could not read the request body" }))
+          const body = yield* Effect.try({
+            try: () => JSON.parse(text) as unknown,
+            catch: () => new InvalidRequest({ message: "Malformed request body: expected valid JSON" })
+          })
+          const report = yield* decodeReport(body).pipe(
+            Effect.mapError((error) => new InvalidRequest({ message: describeIssues(ParseResult.ArrayFormatter.formatErrorSync(error)) }))
+          )
+          yield* sessions.receive(report, request.headers)
+          return HttpServerResponse.empty({ status: 204 })
+        }))
+  }))

@@ -1,0 +1,78 @@
+import type { MatchedBy, PolicyPack, ResolutionStatus } from "@svc/schema"
+import { Effect } from "effect"
+import { PolicyManifest } from "./manifest.js"
+
+/** The only policy contract this backend speaks. */
+export const POLICY_CONTRACT = "1"
+
+/** Why a resolution failed (see docs/decisions.md). */
+export type ResolutionFailureReason = "unsupported-contract" | "insufficient-inputs"
+
+export type Resolution =
+  | { readonly status: "matched"; readonly pack: PolicyPack; readonly matchedBy: MatchedBy; readonly key: string }
+  | {
+    readonly status: Exclude<ResolutionStatus, "matched">
+    readonly reason: ResolutionFailureReason | null
+    readonly key: string
+  }
+
+export interface ResolverInputs {
+  /** The contract the client reads; `undefined` when it sent none (read as contract 1). */
+  readonly contract: string | undefined
+  readonly country: string | null
+  /** Subdivision code alone (`CA`). */
+  readonly region: string | null
+}
+
+const unconfigured: Resolution = { status: "unconfigured", reason: null, key: "unconfigured" }
+const unsupported: Resolution = { status: "failed", reason: "unsupported-contract", key: "failed:unsupported-contract" }
+const insufficient: Resolution = { status: "failed", reason: "insufficient-inputs", key: "failed:insufficient-inputs" }
+const noMatch: Resolution = { status: "no-match", reason: null, key: "no-match" }
+
+/**
+ * Picks the rule for a location: region, then country, then `fallback` (only when the country is
+ * unknown), then `default`; inside a level the first rule in manifest order wins. The levels are
+ * indexed once, so a resolution is a few map lookups.
+ */
+export class PolicyResolver extends Effect.Service<PolicyResolver>()("@svc/backend/PolicyResolver", {
+  effect: Effect.gen(function*() {
+    const manifest = yield* PolicyManifest
+    const matched = (pack: PolicyPack, matchedBy: MatchedBy): Resolution => ({
+      status: "matched",
+      pack,
+      matchedBy,
+      key: `matched:${pack.id}:${matchedBy}`
+    })
+    const byRegion = new Map<string, Resolution>()
+    const byCountry = new Map<string, Resolution>()
+    let defaultRule: Resolution | undefined
+    let fallbackRule: Resolution | undefined
+    for (const pack of manifest.rules) {
+      for (const region of pack.match.regions ?? []) if (!byRegion.has(region)) byRegion.set(region, matched(pack, "region"))
+      for (const country of pack.match.countries ?? []) {
+        if (!byCountry.has(country)) byCountry.set(country, matched(pack, "country"))
+      }
+      if (pack.match.fallback === true) fallbackRule ??= matched(pack, "fallback")
+      if (pack.match.default === true) defaultRule ??= matched(pack, "default")
+    }
+    const empty = manifest.rules.length === 0
+
+    const resolve = (inputs: ResolverInputs): Resolution => {
+      if (inputs.contract !== undefined && inputs.contract !== POLICY_CONTRACT) return unsupported
+      if (empty) return unconfigured
+      const { country, region } = inputs
+      if (country !== null) {
+        if (region !== null) {
+          const r = byRegion.get(`${country}-${region}`)
+          if (r !== undefined) return r
+        }
+        return byCountry.get(country) ?? defaultRule ?? noMatch
+      }
+      // Without a country only the fallback and default rules can apply.
+      return fallbackRule ?? defaultRule ?? insufficient
+    }
+
+    return { resolve } as const
+  }),
+  dependencies: [PolicyManifest.Default]
+}) {}

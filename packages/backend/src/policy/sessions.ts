@@ -1,0 +1,86 @@
+import type { SessionReport, SessionReportInput } from "@svc/schema"
+import { Effect, Runtime } from "effect"
+import { SvcConfig } from "../config/resolved.js"
+import { clientIp } from "../http/client-ip.js"
+
+/** Reports still waiting on a slow callback beyond this are dropped (and counted in a warning). */
+const MAX_IN_FLIGHT = 1000
+
+/**
+ * Hands session reports to `sessions.onReport`. Delivery happens after the response is on its way
+ * (never awaited): a callback that throws, rejects or hangs never fails or delays a request. Nothing
+ * is stored.
+ */
+export class SessionReports extends Effect.Service<SessionReports>()("@svc/backend/SessionReports", {
+  effect: Effect.gen(function*() {
+    const config = yield* SvcConfig
+    const onReport = config.sessions.onReport
+    const runtime = yield* Effect.runtime<never>()
+    const runLog = Runtime.runFork(runtime)
+    // POST /sessions carries the visitor's address in X-SVC-Client-IP; the ipAddress settings apply to it.
+    const reportedIpSettings = { ...config.ipAddress, headers: ["x-svc-client-ip"] }
+    let inFlight = 0
+    let dropped = 0
+
+    const failed = (error: unknown) =>
+      runLog(
+        Effect.logWarning("sessions.onReport failed").pipe(
+          Effect.annotateLogs({ error: error instanceof Error ? error.message : String(error) })
+        )
+      )
+
+    const settle = () => {
+      inFlight--
+    }
+
+    const deliver = (report: SessionReport): void => {
+      if (onReport === undefined) return
+      if (inFlight >= MAX_IN_FLIGHT) {
+        if (dropped++ % 1000 === 0) {
+          runLog(Effect.logWarning("sessions.onReport is not keeping up; reports dropped").pipe(Effect.annotateLogs({ dropped })))
+        }
+        return
+      }
+      inFlight++
+      setImmediate(() => {
+        try {
+          Promise.resolve(onReport(report)).then(settle, (error) => {
+            settle()
+            failed(error)
+          })
+        } catch (error) {
+          settle()
+          failed(error)
+        }
+      })
+    }
+
+    /** A report from `POST /sessions`: logged, then delivered. */
+    const receive = (
+      input: SessionReportInput,
+      headers: Readonly<Record<string, string | undefined>>
+    ) =>
+      Effect.gen(function*() {
+        const report: SessionReport = {
+          ...input,
+          userAgent: headers["user-agent"] ?? null,
+          ipAddress: clientIp(reportedIpSettings, headers, undefined),
+          receivedAt: new Date()
+        }
+        yield* Effect.logInfo("session report").pipe(Effect.annotateLogs({
+          "session.source": report.source,
+          "session.revision": report.revision,
+          "session.resolution": report.resolution,
+          "session.policyId": report.policy?.id ?? null,
+          "session.country": report.country,
+          "session.region": report.region,
+          "session.language": report.language,
+          "session.gpc": report.gpc,
+          "session.journeyId": report.journey?.id ?? null
+        }))
+        deliver(report)
+      })
+
+    return { enabled: onReport !== undefined, deliver, receive } as const
+  })
+}) {}
