@@ -133,18 +133,18 @@ export class SvcConfigurationError extends Error {
 export const formatIssue = (issue: SvcIssue): string =>
   issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`
 
+/** The codes an error value can have: its own for an `SvcError`, any code otherwise. */
+export type PossibleCodeOf<E> = E extends SvcError<infer C> ? C : SvcErrorCode
+
 /**
- * True when `error` is an `SvcError`, and, when codes are given, carries one of them; narrows the code.
- * Errors from another copy of this package are recognised by shape.
+ * True when `error` is an `SvcError` and, when codes are given, carries one of them; narrows the
+ * code. On a typed error only its own codes are accepted, so a typo does not compile. Errors from
+ * another copy of this package are recognised by shape.
  */
-export function isSvcError<E extends SvcError<SvcErrorCode>, C extends E["code"]>(
+export function isSvcError<E, C extends PossibleCodeOf<E> = PossibleCodeOf<E>>(
   error: E,
   ...codes: ReadonlyArray<C>
 ): error is E & SvcError<C>
-export function isSvcError<C extends SvcErrorCode = SvcErrorCode>(
-  error: unknown,
-  ...codes: ReadonlyArray<C>
-): error is SvcError<C>
 export function isSvcError(error: unknown, ...codes: ReadonlyArray<string>): boolean {
   const isOne = error instanceof SvcError ||
     (error instanceof Error && error.name === "SvcError" && typeof (error as { code?: unknown }).code === "string")

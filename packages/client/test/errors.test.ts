@@ -11,10 +11,10 @@ afterAll(() => server.close())
 beforeEach(() => server.reset())
 
 const client = () => createSvcClient({ baseUrl: server.origin, apiKey: "key-1", retry: false })
-const failed = async <R extends { ok: boolean }>(call: Promise<R>) => {
-  const result = await call
-  if (result.ok) throw new Error("expected a failure")
-  return (result as unknown as { error: SvcError }).error
+const failed = async (call: Promise<unknown>) => {
+  const result = (await call) as { ok: boolean; error?: SvcError }
+  if (result.ok || result.error === undefined) throw new Error("expected a failure")
+  return result.error
 }
 
 const save = { type: "cookie_banner", domain: "example.com", subjectId, givenAt: 1_700_000_000_000, preferences: {
@@ -59,7 +59,7 @@ describe("backend errors", () => {
     ] as const
     for (const [status, code, call] of cases) {
       server.queue(replyError(status, code))
-      const error = await failed(call() as Promise<{ ok: boolean }>)
+      const error = await failed(call())
       expect({ code: error.code, status: error.status }).toEqual({ code, status })
       expect(error.retryable).toBe(status >= 500)
     }
