@@ -34,8 +34,6 @@ const serve = async (values: Record<string, string | boolean | undefined>) => {
   const port = Number(values.port ?? process.env.PORT ?? 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: not a port number: ${values.port}`)
   const running = await startServer(options, { port, host: (values.host as string | undefined) ?? "0.0.0.0" })
-  const rules = options.manifest?.policyRules?.length ?? 0
-  console.log(`svc listening on ${running.url} (${source}; ${describeDatabase(options)}; ${rules} policy rules; docs at ${running.url}${options.basePath ?? ""}/docs)`)
   let stopping = false
   const stop = (signal: string) => {
     if (stopping) return
@@ -46,8 +44,11 @@ const serve = async (values: Record<string, string | boolean | undefined>) => {
       process.exit(1)
     })
   }
+  // Handlers first: a supervisor may signal as soon as it reads the startup line.
   process.on("SIGTERM", () => stop("SIGTERM"))
   process.on("SIGINT", () => stop("SIGINT"))
+  const rules = options.manifest?.policyRules?.length ?? 0
+  console.log(`svc listening on ${running.url} (${source}; ${describeDatabase(options)}; ${rules} policy rules; docs at ${running.url}${options.basePath ?? ""}/docs)`)
 }
 
 const migrate = async (values: Record<string, string | boolean | undefined>) => {
