@@ -36,6 +36,33 @@ export const manifestProblems = (manifest: ManifestOptions): ReadonlyArray<strin
       problems.push(`${at}.model: "iab" needs manifest.iab.enabled: true`)
     }
   })
+  const profiles = new Set<string>()
+  for (const block of ["i18n", "customTranslations"] as const) {
+    for (const [language, table] of Object.entries(manifest[block] ?? {})) {
+      const sets = table.profiles
+      if (sets === undefined) continue
+      if (typeof sets !== "object") {
+        problems.push(`manifest.${block}.${language}.profiles: must be a table of named translation sets`)
+        continue
+      }
+      for (const [name, set] of Object.entries(sets)) {
+        if (typeof set !== "object") problems.push(`manifest.${block}.${language}.profiles.${name}: must be a translation set`)
+        else profiles.add(name)
+      }
+    }
+  }
+  manifest.policyRules.forEach((rule, index) => {
+    if (rule.translationProfile !== undefined && !profiles.has(rule.translationProfile)) {
+      problems.push(
+        `manifest.policyRules[${index}].translationProfile: no translation set "${rule.translationProfile}" under customTranslations.<language>.profiles`
+      )
+    }
+  })
+  const customVendorIds = new Set<string>()
+  for (const vendor of manifest.iab?.customVendors ?? []) {
+    if (customVendorIds.has(vendor.id)) problems.push(`manifest.iab.customVendors: duplicate vendor id "${vendor.id}"`)
+    customVendorIds.add(vendor.id)
+  }
   if (defaults > 1) problems.push(`manifest.policyRules: ${defaults} rules have match.default (at most one)`)
   if (fallbacks > 1) problems.push(`manifest.policyRules: ${fallbacks} rules have match.fallback (at most one)`)
   const vendorIds = new Set<string>()
