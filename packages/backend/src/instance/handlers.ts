@@ -1,9 +1,7 @@
 import { Layer } from "effect"
-import {
-  ConsentsHttpPending,
-  LegalDocumentsHttpPending,
-  SubjectsHttpPending
-} from "../http/pending.js"
+import { ConsentsHttpLive } from "../consents/http.js"
+import { LegalDocumentsHttpLive } from "../legal/http.js"
+import { SubjectsHttpLive } from "../subjects/http.js"
 import { ExperimentsHttpLive } from "../experiments/http.js"
 import { PolicyHttpLive } from "../policy/http.js"
 import { StatusHttpLive } from "../status/http.js"
@@ -12,8 +10,8 @@ import { StatusHttpLive } from "../status/http.js"
 export const HandlersLive = Layer.mergeAll(
   StatusHttpLive,
   PolicyHttpLive,
-  SubjectsHttpPending,
-  ConsentsHttpPending,
+  SubjectsHttpLive,
+  ConsentsHttpLive,
   ExperimentsHttpLive,
-  LegalDocumentsHttpPending
+  LegalDocumentsHttpLive
 )

@@ -1,6 +1,8 @@
 import { Layer } from "effect"
+import { ConsentLedger } from "../consents/ledger.js"
 import { ExperimentSummaries } from "../experiments/summaries.js"
 import { ApiKeys } from "../http/api-keys.js"
+import { LegalDocuments } from "../legal/documents.js"
 import { ManifestDocuments } from "../policy/manifest-documents.js"
 import { PolicyInit } from "../policy/init.js"
 import { PolicyManifest } from "../policy/manifest.js"
@@ -8,6 +10,7 @@ import { PolicyResolver } from "../policy/resolver.js"
 import { SessionReports } from "../policy/sessions.js"
 import { VendorList } from "../policy/gvl.js"
 import { PolicySnapshots } from "../policy/snapshots.js"
+import { IdentityLinks } from "../subjects/identity-links.js"
 
 /**
  * Every domain service of an instance. Each needs at most `SvcConfig` and `SqlClient`, which the
@@ -22,5 +25,8 @@ export const ServicesLive = Layer.mergeAll(
   ManifestDocuments.Default,
   VendorList.Default,
   SessionReports.Default,
-  PolicyInit.Default
+  PolicyInit.Default,
+  ConsentLedger.Default,
+  IdentityLinks.Default,
+  LegalDocuments.Default
 )

@@ -5,6 +5,8 @@ import consents from "./2-consents.js"
 import legalDocuments from "./3-legal-documents.js"
 import vendorChoice from "./4-vendor-choice.js"
 import experimentSummaryIndex from "./5-experiment-summary-index.js"
+import legalRevision from "./6-legal-revision.js"
+import legalRevisionUnique from "./7-legal-revision-unique.js"
 
 /** Numbered migrations, one change each; a new one gets the next number and never edits an old one. */
 export const migrations: ReadonlyArray<readonly [id: number, name: string, run: Effect.Effect<void, unknown, SqlClient.SqlClient>]> = [
@@ -12,7 +14,9 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [2, "consents", consents],
   [3, "legal-documents", legalDocuments],
   [4, "vendor-choice", vendorChoice],
-  [5, "experiment-summary-index", experimentSummaryIndex]
+  [5, "experiment-summary-index", experimentSummaryIndex],
+  [6, "legal-revision", legalRevision],
+  [7, "legal-revision-unique", legalRevisionUnique]
 ]
 
 const runMigrator = Migrator.make({})

@@ -1,0 +1,372 @@
+import {
+  Conflict,
+  type DatabaseError,
+  InvalidRequest,
+  NotFound,
+  type PolicySnapshotExpired,
+  type PolicySnapshotInvalid,
+  StalePolicy,
+  SubjectConflict
+} from "@svc/api"
+import type {
+  ConsentCheck,
+  ConsentId,
+  SaveConsentRequest,
+  SaveConsentResponse,
+  SubjectId,
+  SubjectList,
+  SubjectView
+} from "@svc/schema"
+import { isLegalDocumentType } from "@svc/schema"
+import { randomBytes } from "node:crypto"
+import { Clock, Effect, Either, Option } from "effect"
+import { SvcConfig } from "../config/resolved.js"
+import { orDatabaseError } from "../database/database-error.js"
+import { clientIp } from "../http/client-ip.js"
+import { WideEvent } from "../http/wide-event.js"
+import { LegalDocuments } from "../legal/documents.js"
+import type { ReleaseRow } from "../legal/repository.js"
+import { PolicyManifest } from "../policy/manifest.js"
+import { PolicySnapshots } from "../policy/snapshots.js"
+import { DEFAULT_IDENTITY_PROVIDER, IdentityLinks } from "../subjects/identity-links.js"
+import { SubjectsRepo, type SubjectRow } from "../subjects/repository.js"
+import { type ActDecision, actDigest, actKey, decisionOf } from "./act.js"
+import {
+  byAct,
+  isLatestPolicy,
+  isValidFor,
+  parseTypeList,
+  type PolicyContext,
+  subjectChoiceOf,
+  subjectVendorChoiceOf
+} from "./choices.js"
+import { readConsentRow, type StoredConsent, toConsentRecord } from "./records.js"
+import { type ConsentRow, ConsentsRepo, type NewConsentRow } from "./repository.js"
+import { judgeSnapshot, type SnapshotVerdict } from "./snapshot-rules.js"
+
+/** What a save request brings besides its body. */
+export interface SaveContext {
+  readonly authorization: string | undefined
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly remoteAddress: string | undefined
+}
+
+export type SaveError =
+  | Conflict
+  | SubjectConflict
+  | PolicySnapshotExpired
+  | PolicySnapshotInvalid
+  | StalePolicy
+  | InvalidRequest
+  | DatabaseError
+
+const newConsentId = () => `cns_${randomBytes(16).toString("base64url")}` as ConsentId
+
+const USER_AGENT_MAX = 512
+const MAX_CHECK_TYPES = 50
+
+/**
+ * The consent ledger: records acts exactly once (the act key is unique, so a replay or a racing
+ * twin gets the stored record back), judges policy snapshots, and answers reads with a fixed
+ * number of statements however many acts a subject has.
+ */
+export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend/ConsentLedger", {
+  dependencies: [
+    ConsentsRepo.Default,
+    SubjectsRepo.Default,
+    IdentityLinks.Default,
+    LegalDocuments.Default,
+    PolicySnapshots.Default,
+    PolicyManifest.Default
+  ],
+  effect: Effect.gen(function*() {
+    const config = yield* SvcConfig
+    const consents = yield* ConsentsRepo
+    const subjects = yield* SubjectsRepo
+    const links = yield* IdentityLinks
+    const legalDocuments = yield* LegalDocuments
+    const snapshots = yield* PolicySnapshots
+    const manifest = yield* PolicyManifest
+    const tenantId = config.tenantId ?? ""
+    const declaredVendors = config.manifest.vendors ?? []
+
+    const policyContext = (stored: ReadonlyArray<StoredConsent>): Effect.Effect<PolicyContext, DatabaseError> =>
+      stored.some((c) => isLegalDocumentType(c.type))
+        ? Effect.map(legalDocuments.currentIds, (currentLegal) => ({ currentLegal, rule: manifest.rule }))
+        : Effect.succeed({ currentLegal: new Map(), rule: manifest.rule })
+
+    // ---- saves -------------------------------------------------------------------------------
+
+    /**
+     * Which policy the act was decided under. With signing configured a cookie-banner save must
+     * carry a snapshot token (an API-key request may record without one); without signing any
+     * token is ignored and no policy is recorded.
+     */
+    const judge = (
+      body: SaveConsentRequest,
+      decision: ActDecision,
+      now: number,
+      withApiKey: boolean
+    ): Effect.Effect<SnapshotVerdict | undefined, PolicySnapshotInvalid | PolicySnapshotExpired | StalePolicy> =>
+      Effect.gen(function*() {
+        const settings = snapshots.settings
+        if (settings === undefined) return undefined
+        const token = body.policySnapshotToken
+        if (token === undefined) {
+          if (body.type !== "cookie_banner" || withApiKey) return undefined
+          return yield* Effect.fail(
+            new StalePolicy({
+              message: "This backend signs policy decisions: send the policySnapshotToken from /init with the save",
+              reason: "incomplete-inputs"
+            })
+          )
+        }
+        const claims = yield* snapshots.verify(token)
+        return yield* judgeSnapshot({
+          claims,
+          givenAt: body.givenAt.getTime(),
+          now,
+          replayWindowSeconds: settings.replayWindowSeconds,
+          pack: manifest.rule(claims.policyId),
+          decision,
+          checkDecision: body.type === "cookie_banner"
+        })
+      })
+
+    /** A stored act answering a save: the same decision returns it, any other is a CONFLICT. */
+    const answerStored = (row: ConsentRow, digest: string) => {
+      const stored = readConsentRow(row)
+      if (!stored.readable || stored.digest !== digest) {
+        return Effect.fail(
+          new Conflict({
+            message: stored.readable
+              ? "This act is already recorded with different receipts, purposes or vendor grants; the earlier record stands"
+              : "This act is already recorded and its stored decision cannot be read; the earlier record stands"
+          })
+        )
+      }
+      return Effect.succeed(stored)
+    }
+
+    const respond = (stored: StoredConsent): Effect.Effect<SaveConsentResponse, DatabaseError> =>
+      Effect.gen(function*() {
+        const response: SaveConsentResponse = {
+          subjectId: stored.subjectId as SubjectId,
+          consentId: stored.id as ConsentId,
+          appliedPreferences: stored.preferences,
+          givenAt: new Date(stored.givenAt),
+          runtimePolicySource: stored.runtimePolicySource
+        }
+        if (stored.vendorChoice === null) return response
+        const all = (yield* orDatabaseError(consents.listBySubject({ tenantId, subjectId: stored.subjectId }))).map(
+          readConsentRow
+        )
+        const vendorChoice = subjectVendorChoiceOf(all, declaredVendors, subjectChoiceOf(all))
+        return vendorChoice === null ? response : { ...response, subjectVendorChoice: vendorChoice }
+      })
+
+    const recordDecisionSource = (stored: StoredConsent) =>
+      Effect.flatMap(Effect.serviceOption(WideEvent), (event) =>
+        Effect.sync(() => {
+          if (Option.isSome(event) && stored.runtimePolicySource !== null) {
+            event.value["consent.decisionSource"] = stored.runtimePolicySource
+          }
+        }))
+
+    const asRow = (row: NewConsentRow, release: ReleaseRow | null): ConsentRow => ({
+      id: row.id,
+      subject_id: row.subjectId,
+      act_digest: row.actDigest,
+      type: row.type,
+      domain: row.domain,
+      given_at: row.givenAt,
+      created_at: row.createdAt,
+      preferences: row.preferences,
+      receipts: row.receipts,
+      vendor_choice: row.vendorChoice,
+      policy_id: row.policyId,
+      policy_fingerprint: row.policyFingerprint,
+      runtime_policy_source: row.runtimePolicySource,
+      legal_release_id: row.legalReleaseId,
+      journey_id: row.journeyId,
+      legal_version: release?.version ?? null,
+      legal_hash: release?.hash ?? null,
+      legal_effective_date: release?.effective_date ?? null
+    })
+
+    /** `POST /subjects`. */
+    const save = (body: SaveConsentRequest, context: SaveContext): Effect.Effect<SaveConsentResponse, SaveError> =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const givenAt = body.givenAt.getTime()
+        const release = isLegalDocumentType(body.type)
+          ? yield* legalDocuments.resolveReference(body.type, body, body.givenAt)
+          : null
+        const decision = decisionOf(body)
+        const key = actKey({
+          tenantId,
+          subjectId: body.subjectId,
+          type: body.type,
+          domain: body.domain,
+          givenAt,
+          legalReleaseId: release?.id ?? null
+        })
+        const digest = actDigest(decision)
+        const findStored = orDatabaseError(consents.findByActKey({ tenantId, actKey: key }))
+
+        const verdict = yield* Effect.either(judge(body, decision, now, links.hasApiKey(context.authorization)))
+        if (Either.isLeft(verdict)) {
+          // A landed save is answered with its record even once its token has gone stale.
+          const landed = yield* findStored
+          if (Option.isSome(landed)) {
+            const stored = yield* answerStored(landed.value, digest)
+            yield* recordDecisionSource(stored)
+            return yield* respond(stored)
+          }
+          return yield* Effect.fail(verdict.left)
+        }
+        const pack = verdict.right?.pack
+
+        // The subject: created with its link on first save; a token only counts on creation.
+        let link = null
+        if (body.externalSubjectId !== undefined) {
+          const provider = body.identityProvider ?? DEFAULT_IDENTITY_PROVIDER
+          const proof = yield* links.prove(
+            { authorization: context.authorization, identityToken: body.identityToken },
+            body.externalSubjectId,
+            provider
+          )
+          link = {
+            externalId: body.externalSubjectId,
+            identityProvider: provider,
+            verified: proof === "api-key" || proof === "token"
+          }
+        }
+        const created = yield* orDatabaseError(subjects.insertIfAbsent({ id: body.subjectId, tenantId, link, now }))
+        if (!created) {
+          const owner = yield* orDatabaseError(subjects.ownerOf(body.subjectId))
+          if (Option.isSome(owner) && owner.value.tenant_id !== tenantId) {
+            return yield* Effect.fail(new SubjectConflict({ message: "This subject id is held by another tenant" }))
+          }
+        }
+
+        const storeIp = pack?.proof?.storeIp ?? true
+        const storeUserAgent = pack?.proof?.storeUserAgent ?? true
+        const userAgent = context.headers["user-agent"]
+        const row: NewConsentRow = {
+          id: newConsentId(),
+          tenantId,
+          subjectId: body.subjectId,
+          actKey: key,
+          actDigest: digest,
+          type: body.type,
+          domain: body.domain,
+          givenAt,
+          createdAt: now,
+          preferences: decision.preferences === null ? null : JSON.stringify(decision.preferences),
+          receipts: JSON.stringify(decision.receipts),
+          vendorChoice: decision.vendorChoice === null ? null : JSON.stringify(decision.vendorChoice),
+          policyId: pack?.id ?? null,
+          policyFingerprint: pack?.fingerprint ?? null,
+          runtimePolicySource: verdict.right?.source ?? null,
+          legalReleaseId: release?.id ?? null,
+          ipAddress: storeIp ? clientIp(config.ipAddress, context.headers, context.remoteAddress) : null,
+          userAgent: storeUserAgent && userAgent !== undefined && userAgent !== "" ? userAgent.slice(0, USER_AGENT_MAX) : null,
+          journeyId: body.journey?.id ?? null,
+          experimentId: body.experiment?.id ?? null,
+          experimentArm: body.experiment?.arm ?? null,
+          action: body.action ?? null,
+          surface: body.surface ?? null,
+          timeToDecisionMs: body.timeToDecisionMs ?? null
+        }
+        const inserted = yield* orDatabaseError(consents.insertIfAbsent(row))
+        let stored: StoredConsent
+        if (inserted) {
+          stored = readConsentRow(asRow(row, release))
+        } else {
+          const landed = yield* findStored
+          if (Option.isNone(landed)) return yield* Effect.dieMessage("an act that blocked an insert is not readable")
+          stored = yield* answerStored(landed.value, digest)
+        }
+        yield* recordDecisionSource(stored)
+        return yield* respond(stored)
+      })
+
+    // ---- reads -------------------------------------------------------------------------------
+
+    const subjectOf = (row: SubjectRow) => ({
+      id: row.id as SubjectId,
+      externalId: row.external_id,
+      identityProvider: row.identity_provider,
+      verified: Number(row.verified) === 1,
+      createdAt: new Date(Number(row.created_at))
+    })
+
+    /** `GET /subjects/:id`: at most three statements (subject, its acts, current legal releases). */
+    const view = (id: SubjectId, typeFilter: string | undefined): Effect.Effect<SubjectView, NotFound | DatabaseError> =>
+      Effect.gen(function*() {
+        const found = yield* orDatabaseError(subjects.findById({ tenantId, id }))
+        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ message: "No such subject" }))
+        const all = (yield* orDatabaseError(consents.listBySubject({ tenantId, subjectId: id }))).map(readConsentRow)
+        const context = yield* policyContext(all)
+        const types = parseTypeList(typeFilter)
+        const selected = types === undefined ? all : all.filter((c) => types.includes(c.type))
+        const now = yield* Clock.currentTimeMillis
+        const choice = subjectChoiceOf(all)
+        return {
+          subject: subjectOf(found.value),
+          consents: selected.map((c) => toConsentRecord(c, isLatestPolicy(c, context))),
+          isValid: isValidFor(selected, types, context, now),
+          subjectChoice: choice,
+          subjectVendorChoice: subjectVendorChoiceOf(all, declaredVendors, choice)
+        }
+      })
+
+    /** `GET /subjects?externalId=`: verified links only; at most three statements. */
+    const listByExternalId = (externalId: string): Effect.Effect<SubjectList, DatabaseError> =>
+      Effect.gen(function*() {
+        const rows = yield* orDatabaseError(subjects.listVerifiedByExternalId({ tenantId, externalId }))
+        if (rows.length === 0) return { subjects: [] }
+        const all = (yield* orDatabaseError(consents.listByVerifiedExternalId({ tenantId, externalId }))).map(
+          readConsentRow
+        )
+        const context = yield* policyContext(all)
+        return {
+          subjects: rows.map((row) => ({
+            id: row.id as SubjectId,
+            externalId: row.external_id ?? externalId,
+            identityProvider: row.identity_provider ?? DEFAULT_IDENTITY_PROVIDER,
+            createdAt: new Date(Number(row.created_at)),
+            consents: all.filter((c) => c.subjectId === row.id).map((c) => toConsentRecord(c, isLatestPolicy(c, context)))
+          }))
+        }
+      })
+
+    /**
+     * `GET /consents/check`: per requested type, `hasConsent` when any record of the type exists
+     * (a reject included) and `isLatestPolicy` when one of them is on the latest policy.
+     */
+    const check = (externalId: string, typeList: string): Effect.Effect<ConsentCheck, InvalidRequest | DatabaseError> =>
+      Effect.gen(function*() {
+        const types = parseTypeList(typeList)
+        if (types === undefined) {
+          return yield* Effect.fail(new InvalidRequest({ message: "type: a comma-separated list of policy types is required" }))
+        }
+        if (types.length > MAX_CHECK_TYPES) {
+          return yield* Effect.fail(new InvalidRequest({ message: `type: at most ${MAX_CHECK_TYPES} types per check` }))
+        }
+        const all = (yield* orDatabaseError(consents.listTypesByVerifiedExternalId({ tenantId, externalId, types }))).map(
+          readConsentRow
+        )
+        const context = yield* policyContext(all)
+        const results: Record<string, { hasConsent: boolean; isLatestPolicy: boolean }> = {}
+        for (const type of types) {
+          const ofType = all.filter((c) => c.type === type).sort(byAct)
+          results[type] = { hasConsent: ofType.length > 0, isLatestPolicy: ofType.some((c) => isLatestPolicy(c, context)) }
+        }
+        return { results }
+      })
+
+    return { save, view, listByExternalId, check } as const
+  })
+}) {}

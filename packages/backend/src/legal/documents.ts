@@ -1,0 +1,148 @@
+import { Conflict, type DatabaseError, InvalidRequest, PolicySnapshotExpired, PolicySnapshotInvalid } from "@svc/api"
+import type { LegalDocumentRelease, LegalReleaseId } from "@svc/schema"
+import { randomBytes } from "node:crypto"
+import { Effect, Option } from "effect"
+import { SvcConfig } from "../config/resolved.js"
+import { orDatabaseError } from "../database/database-error.js"
+import { LegalDocumentsRepo, type ReleaseRow } from "./repository.js"
+import { verifyLegalDocumentSnapshot } from "./snapshot-tokens.js"
+
+export const newReleaseId = () => `pol_${randomBytes(12).toString("base64url")}` as LegalReleaseId
+
+export const toRelease = (row: ReleaseRow): LegalDocumentRelease => ({
+  id: row.id as LegalReleaseId,
+  type: row.type,
+  version: row.version,
+  hash: row.hash,
+  effectiveDate: new Date(row.effective_date),
+  createdAt: new Date(row.created_at)
+})
+
+/** How a legal-document save names the document the visitor accepted. */
+export interface DocumentReference {
+  readonly policyHash?: string | undefined
+  readonly policyId?: string | undefined
+  readonly documentSnapshotToken?: string | undefined
+}
+
+/**
+ * Published legal document releases. The latest publish of a type is current (highest revision);
+ * republishing a hash with the same version and date changes nothing, with anything else it is a
+ * CONFLICT.
+ */
+export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backend/LegalDocuments", {
+  dependencies: [LegalDocumentsRepo.Default],
+  effect: Effect.gen(function*() {
+    const config = yield* SvcConfig
+    const repo = yield* LegalDocumentsRepo
+    const tenantId = config.tenantId ?? ""
+
+    const sameRelease = (row: ReleaseRow, version: string, effectiveDate: number) =>
+      row.version === version && Number(row.effective_date) === effectiveDate
+
+    const conflict = (row: ReleaseRow) =>
+      new Conflict({
+        message: `This ${row.type} hash is already published as version ${row.version} effective ${
+          new Date(row.effective_date).toISOString()
+        }; publish a new hash for a new version`
+      })
+
+    const publish = (
+      type: string,
+      input: { readonly version: string; readonly hash: string; readonly effectiveDate: Date }
+    ): Effect.Effect<LegalDocumentRelease, Conflict | DatabaseError> =>
+      Effect.gen(function*() {
+        const effectiveDate = input.effectiveDate.getTime()
+        const key = { tenantId, type, hash: input.hash }
+        // A few rounds at most: each lost round means another publish of this type landed first.
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const existing = yield* repo.findByHash(key)
+          if (Option.isSome(existing)) {
+            if (sameRelease(existing.value, input.version, effectiveDate)) return toRelease(existing.value)
+            return yield* Effect.fail(conflict(existing.value))
+          }
+          const id = newReleaseId()
+          const inserted = yield* repo.insertNext({
+            id,
+            tenantId,
+            type,
+            version: input.version,
+            hash: input.hash,
+            effectiveDate,
+            createdAt: Date.now()
+          })
+          if (inserted) {
+            const row = yield* repo.findByHash(key)
+            if (Option.isSome(row)) return toRelease(row.value)
+          }
+        }
+        return yield* Effect.dieMessage("legal document publish did not settle after 5 attempts")
+      }).pipe(orDatabaseError)
+
+    const invalid = (message: string) => new InvalidRequest({ message })
+
+    /**
+     * The release a legal-document save refers to: by `policyId` (a release id), by
+     * `policyHash`, by a signed `documentSnapshotToken`, or else the type's current release.
+     */
+    const resolveReference = (
+      type: string,
+      reference: DocumentReference,
+      givenAt: Date
+    ): Effect.Effect<ReleaseRow, InvalidRequest | PolicySnapshotInvalid | PolicySnapshotExpired | DatabaseError> =>
+      Effect.gen(function*() {
+        let hash = reference.policyHash
+        if (reference.documentSnapshotToken !== undefined) {
+          const settings = config.legalDocumentSnapshot
+          if (settings === undefined) {
+            return yield* Effect.fail(
+              new PolicySnapshotInvalid({ message: "Legal document snapshots are not configured on this backend" })
+            )
+          }
+          const token = reference.documentSnapshotToken
+          const snapshot = yield* Effect.promise(() => verifyLegalDocumentSnapshot(settings, token, givenAt))
+          if (snapshot === "expired") {
+            return yield* Effect.fail(
+              new PolicySnapshotExpired({ message: "givenAt lies outside the document snapshot's lifetime" })
+            )
+          }
+          if (snapshot === undefined) {
+            return yield* Effect.fail(new PolicySnapshotInvalid({ message: "Document snapshot token does not verify" }))
+          }
+          if (snapshot.type !== type) {
+            return yield* Effect.fail(new PolicySnapshotInvalid({ message: `Document snapshot is for ${snapshot.type}, not ${type}` }))
+          }
+          if (hash !== undefined && hash !== snapshot.hash) {
+            return yield* Effect.fail(invalid("policyHash differs from the document snapshot's hash"))
+          }
+          hash = snapshot.hash
+        }
+        const found = reference.policyId !== undefined
+          ? yield* repo.findById({ tenantId, type, id: reference.policyId })
+          : hash !== undefined
+          ? yield* repo.findByHash({ tenantId, type, hash })
+          : yield* repo.findCurrent({ tenantId, type })
+        if (Option.isNone(found)) {
+          const named = reference.policyId !== undefined
+            ? `policyId ${reference.policyId}`
+            : hash !== undefined
+            ? "this policyHash"
+            : "any version"
+          return yield* Effect.fail(
+            invalid(`No ${type} document is published with ${named}; publish it with PUT /legal-documents/${type}/current`)
+          )
+        }
+        if (reference.policyId !== undefined && hash !== undefined && found.value.hash !== hash) {
+          return yield* Effect.fail(invalid("policyId and policyHash name different releases"))
+        }
+        return found.value
+      }).pipe(orDatabaseError)
+
+    /** Id of the current release per type. */
+    const currentIds = orDatabaseError(repo.currentIds(tenantId)).pipe(
+      Effect.map((rows) => new Map(rows.map((row) => [row.type, row.id])))
+    )
+
+    return { publish, resolveReference, currentIds } as const
+  })
+}) {}

@@ -1,0 +1,116 @@
+import {
+  type DatabaseError,
+  IdentityConflict,
+  IdentityTokenInvalid,
+  NotFound
+} from "@svc/api"
+import type { LinkIdentityRequest, SubjectId } from "@svc/schema"
+import { Clock, Effect, Option } from "effect"
+import { SvcConfig } from "../config/resolved.js"
+import { orDatabaseError } from "../database/database-error.js"
+import { ApiKeys } from "../http/api-keys.js"
+import { verifyIdentityToken } from "../identity/tokens.js"
+import { type IdentityLink, SubjectsRepo } from "./repository.js"
+
+/** Provider stored when a link names none. */
+export const DEFAULT_IDENTITY_PROVIDER = "external"
+
+/** How a request proved (or failed to prove) the identity it names. */
+export type IdentityProof = "api-key" | "token" | "none" | "bad-token"
+
+export interface LinkedSubject {
+  readonly id: SubjectId
+  readonly externalId: string
+  readonly identityProvider: string
+  readonly verified: boolean
+}
+
+/**
+ * Links between subjects and external identities (spec "States and transitions"). A link is
+ * verified by an API key, or by an HS256 identity token whose `sub` is the external id and whose
+ * optional `idp` is the link's provider.
+ */
+export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend/IdentityLinks", {
+  dependencies: [SubjectsRepo.Default, ApiKeys.Default],
+  effect: Effect.gen(function*() {
+    const config = yield* SvcConfig
+    const repo = yield* SubjectsRepo
+    const apiKeys = yield* ApiKeys
+    const tenantId = config.tenantId ?? ""
+    const tokenSettings = config.identityToken
+
+    /** Judges the proof a request carries for `externalId` under `provider`. */
+    const prove = (
+      request: { readonly authorization: string | undefined; readonly identityToken: string | undefined },
+      externalId: string,
+      provider: string
+    ): Effect.Effect<IdentityProof> => {
+      if (apiKeys.verifyHeader(request.authorization)) return Effect.succeed("api-key")
+      const token = request.identityToken
+      if (token === undefined) return Effect.succeed("none")
+      if (tokenSettings === undefined) return Effect.succeed("bad-token")
+      return Effect.promise(() => verifyIdentityToken(tokenSettings, token)).pipe(
+        Effect.map((claims) =>
+          claims !== undefined && claims.externalId === externalId &&
+            (claims.identityProvider === undefined || claims.identityProvider === provider)
+            ? "token"
+            : "bad-token"
+        )
+      )
+    }
+
+    const notFound = new NotFound({ message: "No such subject" })
+
+    /** `PATCH /subjects/:id`. */
+    const link = (
+      id: SubjectId,
+      body: LinkIdentityRequest,
+      authorization: string | undefined
+    ): Effect.Effect<LinkedSubject, NotFound | IdentityTokenInvalid | IdentityConflict | DatabaseError> =>
+      Effect.gen(function*() {
+        const provider = body.identityProvider ?? DEFAULT_IDENTITY_PROVIDER
+        const proof = yield* prove({ authorization, identityToken: body.identityToken }, body.externalId, provider)
+        if (proof === "bad-token") {
+          return yield* Effect.fail(
+            new IdentityTokenInvalid({
+              message: "The identity token does not verify, has expired, or names another external id or provider"
+            })
+          )
+        }
+        const wanted: IdentityLink = { externalId: body.externalId, identityProvider: provider, verified: proof !== "none" }
+        // Two rounds: a lost compare-and-set means another PATCH changed the link; judge again.
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const found = yield* repo.findById({ tenantId, id })
+          if (Option.isNone(found)) return yield* Effect.fail(notFound)
+          const row = found.value
+          const current = {
+            externalId: row.external_id,
+            identityProvider: row.identity_provider,
+            verified: Number(row.verified) === 1
+          }
+          const sameIdentity = current.externalId === wanted.externalId && current.identityProvider === provider
+          if (sameIdentity && (current.verified || !wanted.verified)) {
+            // Linking the same user again changes nothing (nor does an unverified repeat of a verified link).
+            return { id, externalId: wanted.externalId, identityProvider: provider, verified: current.verified }
+          }
+          if (current.verified && !sameIdentity && proof !== "api-key") {
+            return yield* Effect.fail(
+              new IdentityConflict({
+                message: proof === "token"
+                  ? "This subject is verifiably linked to another identity; only an API key can relink it"
+                  : "This subject is verifiably linked to another identity"
+              })
+            )
+          }
+          const now = yield* Clock.currentTimeMillis
+          const changed = yield* repo.setLink({ tenantId, id, expected: current, link: wanted, now })
+          if (changed) return { id, ...wanted }
+        }
+        return yield* Effect.fail(new IdentityConflict({ message: "The subject's link changed concurrently; retry" }))
+      }).pipe(orDatabaseError)
+
+    const hasApiKey = (authorization: string | undefined): boolean => apiKeys.verifyHeader(authorization)
+
+    return { prove, link, hasApiKey } as const
+  })
+}) {}
