@@ -10,3 +10,10 @@ export { makeStandaloneSvcLayer, makeSvcLayer, type SvcLayerOptions } from "./in
 export { type SvcInstance, svcInstance } from "./instance/svc-instance.js"
 export { openApiDocument } from "./http/openapi.js"
 export { type IdentityClaims, signIdentityToken, verifyIdentityToken } from "./identity/tokens.js"
+export {
+  LEGAL_SNAPSHOT_TTL_SECONDS,
+  type LegalDocumentSnapshot,
+  type LegalDocumentSnapshotSettings,
+  signLegalDocumentSnapshot,
+  verifyLegalDocumentSnapshot
+} from "./legal/snapshot-tokens.js"
