@@ -33,7 +33,11 @@ const serve = async (values: Record<string, string | boolean | undefined>) => {
   const { options, source } = await loadOptions(values.config as string | undefined)
   const port = Number(values.port ?? process.env.PORT ?? 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: not a port number: ${values.port}`)
-  const running = await startServer(options, { port, host: (values.host as string | undefined) ?? "0.0.0.0" })
+  const running = await startServer(options, {
+    port,
+    host: (values.host as string | undefined) ?? "0.0.0.0",
+    demoPage: options.script?.enabled !== false
+  })
   let stopping = false
   const stop = (signal: string) => {
     if (stopping) return
@@ -48,7 +52,8 @@ const serve = async (values: Record<string, string | boolean | undefined>) => {
   process.on("SIGTERM", () => stop("SIGTERM"))
   process.on("SIGINT", () => stop("SIGINT"))
   const rules = options.manifest?.policyRules?.length ?? 0
-  console.log(`svc listening on ${running.url} (${source}; ${describeDatabase(options)}; ${rules} policy rules; docs at ${running.url}${options.basePath ?? ""}/docs)`)
+  const base = `${running.url}${options.basePath?.replace(/\/+$/, "") ?? ""}`
+  console.log(`svc listening on ${running.url} (${source}; ${describeDatabase(options)}; ${rules} policy rules; docs at ${base}/docs, demo at ${running.url}/demo)`)
 }
 
 const migrate = async (values: Record<string, string | boolean | undefined>) => {

@@ -3,6 +3,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { svcInstance, type SvcOptions } from "@svc/backend"
 import { Layer, Logger, ManagedRuntime } from "effect"
 import { createServer, type Server } from "node:http"
+import { demoPageRoute } from "./demo-page.js"
 import type { AddressInfo } from "node:net"
 
 export interface StartOptions {
@@ -14,6 +15,8 @@ export interface StartOptions {
   readonly migrate?: boolean
   /** How long a shutdown waits for in-flight requests before closing connections. Default 10 s. */
   readonly drainTimeoutMs?: number
+  /** Also serve `GET /demo`, a page with the banner. Default `false` (`svc serve` turns it on). */
+  readonly demoPage?: boolean
 }
 
 export interface RunningServer {
@@ -32,7 +35,10 @@ const loggerFor = (format: NonNullable<SvcOptions["observability"]>["format"]) =
 export const startServer = async (options: SvcOptions, start: StartOptions = {}): Promise<RunningServer> => {
   const instance = svcInstance(options, { migrate: start.migrate ?? true })
   const server = createServer({ keepAliveTimeout: 5_000 })
-  const served = HttpLayerRouter.serve(instance.standaloneLayer, { disableLogger: true, disableListenLog: true }) as Layer.Layer<
+  const routes = start.demoPage === true
+    ? Layer.merge(instance.standaloneLayer, demoPageRoute(options.basePath?.replace(/\/+$/, "") ?? ""))
+    : instance.standaloneLayer
+  const served = HttpLayerRouter.serve(routes, { disableLogger: true, disableListenLog: true }) as Layer.Layer<
     never,
     unknown,
     HttpServer.HttpServer

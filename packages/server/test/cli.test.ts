@@ -53,6 +53,8 @@ describe("svc serve", () => {
     expect(status.status).toBe(200)
     expect((await status.json()).status).toBe("ok")
     expect((await fetch(`${url}/docs`)).headers.get("content-type")).toContain("text/html")
+    const demo = await (await fetch(`${url}/demo`)).text()
+    expect(demo).toContain('<script src="/svc.js" async></script>')
     const spec = await (await fetch(`${url}/spec.json`)).json()
     expect(Object.keys(spec.paths)).toContain("/subjects/{id}")
   })
