@@ -30,9 +30,8 @@ export type ArmMedianRow = typeof ArmMedianRow.Type
 
 /**
  * The SQL behind experiment summaries: two aggregate queries per summary, whatever the number of
- * saves. Only `cookie_banner` saves that carry the experiment count. Served by the index of
- * migration 5, which starts with the equality columns and then orders by arm and time to decision,
- * so the median's window needs no sort.
+ * saves, each answered from its own index of migration 5. Only `cookie_banner` saves that carry
+ * the experiment count.
  */
 export class ExperimentRepo extends Effect.Service<ExperimentRepo>()("@svc/backend/ExperimentRepo", {
   effect: Effect.gen(function*() {
@@ -61,22 +60,30 @@ export class ExperimentRepo extends Effect.Service<ExperimentRepo>()("@svc/backe
     })
 
     /**
-     * Exact median of `time_to_decision_ms` per arm over saves that sent it. With the values of an
-     * arm ranked 1..n, the middle ranks are the r with n <= 2r <= n + 2: one rank for odd n,
-     * the two middle ones for even n, whose average is the median.
+     * Exact median of `time_to_decision_ms` per arm over saves that sent it. Saves are first
+     * counted per distinct value (`c`); a running total over the values in order (`upto`) then
+     * tells which value holds which ranks: a value holds ranks `upto - c + 1 .. upto`. The median
+     * ranks of `n` values are the r with n <= 2r <= n + 2 (one rank for odd n, the two middle ones
+     * for even n); a value holds one of them when 2(upto - c) <= n and 2 upto >= n. The average
+     * of the one or two values holding them is the median. Grouping first keeps the window small
+     * (one row per distinct time, not per save) and lets the grouping follow the index order.
      */
     const armMedians = SqlSchema.findAll({
       Request: SummaryScope,
       Result: ArmMedianRow,
       execute: (scope) =>
         sql`SELECT arm, AVG(t) AS median FROM (
-            SELECT experiment_arm AS arm, time_to_decision_ms AS t,
-              ROW_NUMBER() OVER (PARTITION BY experiment_arm ORDER BY time_to_decision_ms) AS r,
-              COUNT(*) OVER (PARTITION BY experiment_arm) AS n
-            FROM svc_consents
-            WHERE ${where(scope)} AND time_to_decision_ms IS NOT NULL
-          ) ranked
-          WHERE r * 2 BETWEEN n AND n + 2
+            SELECT arm, t, c,
+              SUM(c) OVER (PARTITION BY arm ORDER BY t ROWS UNBOUNDED PRECEDING) AS upto,
+              SUM(c) OVER (PARTITION BY arm) AS n
+            FROM (
+              SELECT experiment_arm AS arm, time_to_decision_ms AS t, COUNT(*) AS c
+              FROM svc_consents
+              WHERE ${where(scope)} AND time_to_decision_ms IS NOT NULL
+              GROUP BY experiment_arm, time_to_decision_ms
+            ) per_value
+          ) running
+          WHERE 2 * (upto - c) <= n AND 2 * upto >= n
           GROUP BY arm`
     })
 
