@@ -1,7 +1,7 @@
 import { HttpLayerRouter, type HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { svcInstance, type SvcOptions } from "@svc/backend"
-import { Layer, Logger, ManagedRuntime } from "effect"
+import { Layer, ManagedRuntime } from "effect"
 import { createServer, type Server } from "node:http"
 import { demoPageRoute } from "./demo-page.js"
 import type { AddressInfo } from "node:net"
@@ -28,9 +28,6 @@ export interface RunningServer {
   readonly close: () => Promise<void>
 }
 
-const loggerFor = (format: NonNullable<SvcOptions["observability"]>["format"]) =>
-  format === "json" ? Logger.json : format === "pretty" ? Logger.pretty : Logger.logFmt
-
 /** Serves an svc instance over node:http. Resolves once the port is bound. */
 export const startServer = async (options: SvcOptions, start: StartOptions = {}): Promise<RunningServer> => {
   const instance = svcInstance(options, { migrate: start.migrate ?? true })
@@ -45,7 +42,7 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
   >
   const app = served.pipe(
     Layer.provide(NodeHttpServer.layer(() => server, { port: start.port ?? 3000, host: start.host ?? "0.0.0.0" })),
-    Layer.provide(loggerFor(options.observability?.format))
+    Layer.provide(instance.logger)
   )
   const runtime = ManagedRuntime.make(app)
   await runtime.runtime()

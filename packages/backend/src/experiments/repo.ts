@@ -66,7 +66,8 @@ export class ExperimentRepo extends Effect.Service<ExperimentRepo>()("@svc/backe
      * ranks of `n` values are the r with n <= 2r <= n + 2 (one rank for odd n, the two middle ones
      * for even n); a value holds one of them when 2(upto - c) <= n and 2 upto >= n. The average
      * of the one or two values holding them is the median. Grouping first keeps the window small
-     * (one row per distinct time, not per save) and lets the grouping follow the index order.
+     * (one row per distinct time, not per save) and lets the grouping follow the index order; both
+     * windows share one ordering so the engine sorts once.
      */
     const armMedians = SqlSchema.findAll({
       Request: SummaryScope,
@@ -75,7 +76,7 @@ export class ExperimentRepo extends Effect.Service<ExperimentRepo>()("@svc/backe
         sql`SELECT arm, AVG(t) AS median FROM (
             SELECT arm, t, c,
               SUM(c) OVER (PARTITION BY arm ORDER BY t ROWS UNBOUNDED PRECEDING) AS upto,
-              SUM(c) OVER (PARTITION BY arm) AS n
+              SUM(c) OVER (PARTITION BY arm ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS n
             FROM (
               SELECT experiment_arm AS arm, time_to_decision_ms AS t, COUNT(*) AS c
               FROM svc_consents

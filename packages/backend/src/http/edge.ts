@@ -5,7 +5,7 @@ import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, corsHeaders, makeOriginPolicy }
 import { describeIssues } from "@svc/api"
 import { errorResponse } from "./error-response.js"
 import { logRequest } from "./request-log.js"
-import { pathOf, routeTemplate } from "./routes.js"
+import { loggedRoute, pathOf } from "./routes.js"
 import { WideEvent } from "./wide-event.js"
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/
@@ -102,7 +102,7 @@ const EdgeMiddleware = HttpLayerRouter.middleware(
         }
         yield* logRequest(config.observability.requests, {
           method: request.method,
-          route: routeTemplate(path),
+          route: yield* loggedRoute(config.basePath, path),
           status: response.status,
           durationMs: Math.round((performance.now() - started) * 100) / 100,
           tenant: config.tenantId ?? null,

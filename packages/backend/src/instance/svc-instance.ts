@@ -1,8 +1,9 @@
 import { HttpLayerRouter } from "@effect/platform"
-import type { Layer } from "effect"
+import { Layer } from "effect"
 import type { SvcOptions } from "../config/options.js"
 import { MAX_BODY_BYTES } from "../config/resolved.js"
 import { resolveOptions } from "../config/validate.js"
+import { svcLoggerLayer } from "../http/log-format.js"
 import { makeStandaloneSvcLayer, makeSvcLayer, type SvcLayerOptions } from "./layer.js"
 
 export interface SvcInstance {
@@ -15,6 +16,11 @@ export interface SvcInstance {
   readonly layer: Layer.Layer<never, unknown, HttpLayerRouter.HttpRouter>
   /** `layer` plus the spec's 404 body for unknown routes: what `handler` and `svc serve` run. */
   readonly standaloneLayer: Layer.Layer<never, unknown, HttpLayerRouter.HttpRouter>
+  /**
+   * The instance's logger (`observability.format`, secrets scrubbed from every line): `handler`
+   * and `svc serve` run with it; provide it to your own runtime when composing `layer`.
+   */
+  readonly logger: Layer.Layer<never>
   /** Closes what `handler` opened (database pool, timers). */
   readonly dispose: () => Promise<void>
 }
@@ -61,12 +67,14 @@ export const svcInstance = (options: SvcOptions, layerOptions: SvcLayerOptions =
   const config = resolveOptions(options)
   const layer = makeSvcLayer(config, layerOptions)
   const standaloneLayer = makeStandaloneSvcLayer(config, layerOptions)
+  const logger = svcLoggerLayer(config)
   let web: { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } | undefined
   return {
     layer,
     standaloneLayer,
+    logger,
     handler: async (request) => {
-      web ??= HttpLayerRouter.toWebHandler(standaloneLayer, { disableLogger: true }) as NonNullable<typeof web>
+      web ??= HttpLayerRouter.toWebHandler(Layer.provide(standaloneLayer, logger), { disableLogger: true }) as NonNullable<typeof web>
       const limited = await limitBody(request)
       return limited instanceof Response ? limited : web.handler(limited)
     },
