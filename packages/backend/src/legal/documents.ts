@@ -55,7 +55,7 @@ export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backe
         const effectiveDate = input.effectiveDate.getTime()
         const key = { tenantId, type, hash: input.hash }
         // A few rounds at most: each lost round means another publish of this type landed first.
-        for (let attempt = 0; attempt < 5; attempt++) {
+        for (let attempt = 0; attempt < 20; attempt++) {
           const existing = yield* repo.findByHash(key)
           if (Option.isSome(existing)) {
             if (sameRelease(existing.value, input.version, effectiveDate)) return toRelease(existing.value)
@@ -76,7 +76,7 @@ export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backe
             if (Option.isSome(row)) return toRelease(row.value)
           }
         }
-        return yield* Effect.dieMessage("legal document publish did not settle after 5 attempts")
+        return yield* Effect.dieMessage("legal document publish did not settle after 20 attempts")
       }).pipe(orDatabaseError)
 
     const invalid = (message: string) => new InvalidRequest({ message })

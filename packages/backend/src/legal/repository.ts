@@ -75,11 +75,15 @@ export class LegalDocumentsRepo extends Effect.Service<LegalDocumentsRepo>()("@s
         WHERE tenant_id = ${row.tenantId} AND type = ${row.type}`
       const values = sql`${row.id}, ${row.tenantId}, ${row.type}, ${row.version}, ${row.hash}, ${row.effectiveDate}, ${row.createdAt}`
       return sql.onDialectOrElse({
-        // MySQL cannot read the target table in a VALUES subquery, but can in INSERT ... SELECT.
+        // MySQL cannot read the target table in a VALUES subquery, and INSERT ... SELECT from it takes
+        // locks that deadlock racing publishes: read the next revision first; a racing twin that took
+        // it makes this insert a no-op and the caller tries again.
         mysql: () =>
-          sql`INSERT IGNORE INTO svc_legal_documents ${columns}
-              SELECT ${values}, COALESCE(MAX(revision), 0) + 1 FROM svc_legal_documents
-              WHERE tenant_id = ${row.tenantId} AND type = ${row.type}`.raw,
+          Effect.flatMap(
+            sql<{ next: number | string }>`SELECT COALESCE(MAX(revision), 0) + 1 AS next FROM svc_legal_documents
+              WHERE tenant_id = ${row.tenantId} AND type = ${row.type}`,
+            (rows) => sql`INSERT IGNORE INTO svc_legal_documents ${columns} VALUES (${values}, ${Number(rows[0]?.next ?? 1)})`.raw
+          ),
         orElse: () => sql`INSERT INTO svc_legal_documents ${columns} VALUES (${values}, (${next})) ON CONFLICT DO NOTHING`.raw
       }).pipe(Effect.map((raw) => changedRows(raw) === 1))
     }
