@@ -10,6 +10,11 @@ export { makeStandaloneSvcLayer, makeSvcLayer, type SvcLayerOptions } from "./in
 export { type SvcInstance, svcInstance } from "./instance/svc-instance.js"
 export { openApiDocument } from "./http/openapi.js"
 export { type IdentityClaims, signIdentityToken, verifyIdentityToken } from "./identity/tokens.js"
+export { GvlSource, gvlFileSource, gvlUrlSource, VendorList } from "./policy/gvl.js"
+export { PolicyManifest, ruleFingerprint } from "./policy/manifest.js"
+export { type Resolution, PolicyResolver } from "./policy/resolver.js"
+export { SessionReports } from "./policy/sessions.js"
+export { type SnapshotClaims, PolicySnapshots } from "./policy/snapshots.js"
 export {
   LEGAL_SNAPSHOT_TTL_SECONDS,
   type LegalDocumentSnapshot,

@@ -13,7 +13,9 @@ describe("GET /manifest", () => {
   it.effect("returns the manifest through the derived client: revision, hosting, rules with fingerprints", () =>
     Effect.gen(function*() {
       const client = yield* server.client
-      const body = yield* client.policy.manifest({ urlParams: {}, headers: {} })
+      const result = yield* client.policy.manifest({ urlParams: {}, headers: {} })
+      expect(result).toBeDefined()
+      const body = result!
       expect(body.schemaVersion).toBe(1)
       expect(body.revision).toMatch(/^[A-Za-z0-9_-]{22}$/)
       expect(body.hosting).toBe("self-hosted")

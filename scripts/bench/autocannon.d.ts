@@ -1,0 +1,24 @@
+// The slice of autocannon's API the benchmarks use (the package ships no types).
+declare module "autocannon" {
+  interface Options {
+    readonly url: string
+    readonly connections?: number
+    readonly duration?: number
+    readonly pipelining?: number
+    readonly headers?: Record<string, string>
+  }
+  interface Histogram {
+    readonly average: number
+    readonly p50: number
+    readonly p99: number
+  }
+  interface Result {
+    readonly requests: Histogram
+    readonly latency: Histogram
+    readonly errors: number
+    readonly timeouts: number
+    readonly non2xx: number
+  }
+  function autocannon(options: Options): Promise<Result>
+  export default autocannon
+}
