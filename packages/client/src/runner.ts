@@ -1,5 +1,5 @@
 import type { HttpClientResponse } from "@effect/platform"
-import { Duration, Effect, Option } from "effect"
+import { Effect, Exit, FiberId } from "effect"
 import type { ResolvedCall } from "./call-options.js"
 import { CurrentCall, type CallState, type SvcApiClient, versionHeaders } from "./effect-client.js"
 import { SvcError, type SvcErrorCode, type SvcIssue, formatIssue } from "./errors.js"
@@ -41,15 +41,66 @@ export const missingApiKey = (name: string) =>
 const plainHeaders = (response: HttpClientResponse.HttpClientResponse): Record<string, string> => ({ ...response.headers })
 
 type Outcome<A> = SvcSuccess<A> | SvcError
+interface Attempted<A> {
+  readonly outcome: Outcome<A> | "aborted"
+  readonly response: HttpClientResponse.HttpClientResponse | undefined
+}
 
+/** One attempt as an effect that never fails: a success, or the `SvcError` it ended with. */
+const attemptEffect = <A>(
+  runtime: Runtime,
+  operation: Operation<A>,
+  requestId: string,
+  state: CallState
+): Effect.Effect<Outcome<A>> =>
+  operation.send(runtime.api).pipe(
+    Effect.provideService(CurrentCall, state),
+    Effect.matchEffect({
+      onSuccess: ([value, response]): Effect.Effect<Outcome<A>> => {
+        const shaped = operation.toData(value, response)
+        if (typeof shaped !== "string") {
+          return Effect.succeed({
+            ok: true,
+            data: shaped.data,
+            status: response.status,
+            requestId,
+            headers: plainHeaders(response)
+          })
+        }
+        return Effect.succeed(makeError({
+          code: "UNEXPECTED_RESPONSE",
+          message: `Unexpected response: HTTP ${response.status}, body ${shaped}`,
+          status: response.status,
+          requestId
+        }))
+      },
+      onFailure: (error) => classifyFailure(error, { requestId, response: state.response })
+    }),
+    Effect.catchAllDefect((defect) => {
+      const { response } = state
+      if (response !== undefined) return unexpectedResponse({ requestId, response }, "could not be decoded")
+      return Effect.succeed(makeError({
+        code: "NETWORK_ERROR",
+        message: `The request failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`,
+        requestId,
+        cause: defect
+      }))
+    })
+  )
+
+/*
+ * The retry loop, the per-attempt deadline and the caller's signal live in plain promise code:
+ * each attempt is one Effect fiber, interrupted on timeout or abort (which aborts its fetch,
+ * body included). Racing fibers inside Effect for this cost more than the request itself.
+ */
 const attempt = <A>(
   runtime: Runtime,
   operation: Operation<A>,
   call: ResolvedCall,
   number: number
-): Effect.Effect<{ readonly outcome: Outcome<A>; readonly response: HttpClientResponse.HttpClientResponse | undefined }> =>
-  Effect.suspend(() => {
-    const { requestId } = call
+): Promise<Attempted<A>> =>
+  new Promise((resolve) => {
+    const { requestId, signal } = call
     const { apiKey, onEvent } = runtime.options
     const state: CallState = {
       headers: {
@@ -63,84 +114,59 @@ const attempt = <A>(
       response: undefined
     }
     const base = { method: operation.method, path: operation.route, requestId, attempt: number }
-    emit(onEvent, { type: "request", ...base })
+    if (onEvent !== undefined) emit(onEvent, { type: "request", ...base })
     const started = performance.now()
-    return operation.send(runtime.api).pipe(
-      Effect.provideService(CurrentCall, state),
-      Effect.matchEffect({
-        onSuccess: ([value, response]): Effect.Effect<Outcome<A>> => {
-          const shaped = operation.toData(value, response)
-          if (typeof shaped !== "string") {
-            return Effect.succeed({
-              ok: true,
-              data: shaped.data,
-              status: response.status,
-              requestId,
-              headers: plainHeaders(response)
-            })
-          }
-          return Effect.succeed(makeError({
-            code: "UNEXPECTED_RESPONSE",
-            message: `Unexpected response: HTTP ${response.status}, body ${shaped}`,
-            status: response.status,
-            requestId
-          }))
-        },
-        onFailure: (error) => classifyFailure(error, { requestId, response: state.response })
-      }),
-      Effect.catchAllDefect((defect) => {
-        const { response } = state
-        if (response !== undefined) return unexpectedResponse({ requestId, response }, "could not be decoded")
-        return Effect.succeed(makeError({
-          code: "NETWORK_ERROR",
-          message: `The request failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`,
-          requestId,
-          cause: defect
-        }))
-      }),
-      Effect.timeoutOption(Duration.millis(call.timeoutMs)),
-      Effect.map((outcome) => {
-        const { response } = state
-        if (response !== undefined) {
-          emit(onEvent, {
-            type: "response",
-            ...base,
-            status: response.status,
-            durationMs: Math.round((performance.now() - started) * 1000) / 1000
-          })
-        }
-        return {
-          response,
-          outcome: Option.getOrElse(outcome, () =>
-            makeError({
-              code: "TIMEOUT",
-              message: `The attempt took longer than ${call.timeoutMs} ms` +
-                (response === undefined ? "" : " (while reading the response body)"),
-              status: response?.status,
-              requestId
-            }))
-        }
-      })
-    )
+    let ended: "timeout" | "aborted" | undefined
+    const fiber = Effect.runFork(attemptEffect(runtime, operation, requestId, state))
+    const stop = (why: "timeout" | "aborted") => () => {
+      ended ??= why
+      fiber.unsafeInterruptAsFork(FiberId.none)
+    }
+    const onAbort = stop("aborted")
+    const timer = setTimeout(stop("timeout"), call.timeoutMs)
+    signal?.addEventListener("abort", onAbort, { once: true })
+    fiber.addObserver((exit) => {
+      clearTimeout(timer)
+      signal?.removeEventListener("abort", onAbort)
+      const { response } = state
+      if (onEvent !== undefined && response !== undefined && ended !== "aborted") {
+        emit(onEvent, {
+          type: "response",
+          ...base,
+          status: response.status,
+          durationMs: Math.round((performance.now() - started) * 1000) / 1000
+        })
+      }
+      const outcome: Outcome<A> | "aborted" = Exit.isSuccess(exit)
+        ? exit.value
+        : ended === "aborted"
+        ? "aborted"
+        : ended === "timeout"
+        ? makeError({
+          code: "TIMEOUT",
+          message: `The attempt took longer than ${call.timeoutMs} ms` +
+            (response === undefined ? "" : " (while reading the response body)"),
+          status: response?.status,
+          requestId
+        })
+        : makeError({ code: "NETWORK_ERROR", message: "The request was interrupted", requestId })
+      resolve({ outcome, response })
+    })
   })
 
-const attempts = <A>(runtime: Runtime, operation: Operation<A>, call: ResolvedCall): Effect.Effect<SvcResult<A>> =>
-  Effect.gen(function*() {
-    for (let number = 0;; number++) {
-      const { outcome, response } = yield* attempt(runtime, operation, call, number)
-      if (!(outcome instanceof SvcError)) return outcome
-      const delayMs = nextDelay(outcome, response?.headers["retry-after"], number, call.retry)
-      if (delayMs === undefined) return failure(outcome)
-      emit(runtime.options.onEvent, {
-        type: "retry",
-        path: operation.route,
-        attempt: number + 1,
-        delayMs,
-        error: outcome,
-        requestId: call.requestId
-      })
-      if (delayMs > 0) yield* Effect.sleep(Duration.millis(delayMs))
+/** Waits `ms`, or less when the signal aborts; resolves to whether it was aborted. */
+const wait = (ms: number, signal: AbortSignal | undefined): Promise<boolean> =>
+  new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve(true)
+    const onAbort = () => {
+      clearTimeout(timer)
+      resolve(true)
     }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort)
+      resolve(false)
+    }, ms)
+    signal?.addEventListener("abort", onAbort, { once: true })
   })
 
 const abortedError = (signal: AbortSignal, requestId: string | undefined) => {
@@ -149,26 +175,36 @@ const abortedError = (signal: AbortSignal, requestId: string | undefined) => {
   return makeError({ code: "ABORTED", message: `The call was aborted by its signal${name}`, requestId, cause: reason })
 }
 
-/** Runs an operation to a result; never rejects. */
-export const run = <A, C extends SvcErrorCode>(
+/** Runs an operation to a result: attempts, retry waits, events. Never rejects. */
+export const run = async <A, C extends SvcErrorCode>(
   runtime: Runtime,
   operation: Operation<A>,
   call: ResolvedCall
 ): Promise<SvcResult<A, C>> => {
-  const { signal } = call
-  if (signal?.aborted === true) return Promise.resolve(failure(abortedError(signal, undefined)) as SvcResult<A, C>)
-  let program = attempts(runtime, operation, call)
-  if (signal !== undefined) {
-    const abort = Effect.async<SvcResult<A>>((resume) => {
-      const onAbort = () => resume(Effect.succeed(failure(abortedError(signal, call.requestId))))
-      signal.addEventListener("abort", onAbort, { once: true })
-      return Effect.sync(() => signal.removeEventListener("abort", onAbort))
-    })
-    program = Effect.race(program, abort)
+  const { signal, requestId } = call
+  if (signal?.aborted === true) return failure(abortedError(signal, undefined)) as SvcResult<A, C>
+  try {
+    for (let number = 0;; number++) {
+      const { outcome, response } = await attempt(runtime, operation, call, number)
+      if (outcome === "aborted") return failure(abortedError(signal!, requestId)) as SvcResult<A, C>
+      if (!(outcome instanceof SvcError)) return outcome as SvcResult<A, C>
+      const delayMs = nextDelay(outcome, response?.headers["retry-after"], number, call.retry)
+      if (delayMs === undefined) return failure(outcome) as SvcResult<A, C>
+      emit(runtime.options.onEvent, {
+        type: "retry",
+        path: operation.route,
+        attempt: number + 1,
+        delayMs,
+        error: outcome,
+        requestId
+      })
+      if (await wait(delayMs, signal)) return failure(abortedError(signal!, requestId)) as SvcResult<A, C>
+    }
+  } catch (cause) {
+    // Only a bug can land here; a method still resolves to a result.
+    return failure(makeError({ code: "NETWORK_ERROR", message: "The call failed unexpectedly", requestId, cause })) as SvcResult<
+      A,
+      C
+    >
   }
-  return Effect.runPromise(program).then(
-    (result) => result as SvcResult<A, C>,
-    (cause: unknown) =>
-      failure(makeError({ code: "NETWORK_ERROR", message: "The call failed unexpectedly", requestId: call.requestId, cause })) as SvcResult<A, C>
-  )
 }

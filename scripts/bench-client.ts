@@ -1,0 +1,91 @@
+/**
+ * Client overhead per call: `client.status()` against plain `fetch` + `res.json()` on the same
+ * local node:http endpoint answering a /status-shaped body. Prints p50/p90/p99 of each and the
+ * p50 overhead (target: under 15%). The derived `HttpApiClient` alone (what `createSvcClient` is
+ * built on) is measured too, to show which part of the overhead is the foundation's. Bounded: a
+ * few thousand calls per side, rounds interleaved so drift (JIT, GC, sockets) hits every side alike.
+ *
+ *   npx tsx scripts/bench-client.ts [callsPerSide]
+ */
+import { FetchHttpClient, HttpApiClient, HttpClient } from "@effect/platform"
+import { SvcApi } from "@svc/api"
+import { createSvcClient } from "@svc/client"
+import { Effect } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+
+const callsPerSide = Number(process.argv[2] ?? 3000)
+const rounds = 10
+const warmup = 300
+
+const body = JSON.stringify({
+  status: "ok",
+  version: "3.0.0-bench",
+  timestamp: "2026-01-31T10:00:00.000Z",
+  client: { ip: "127.0.0.1", userAgent: "node", acceptLanguage: null, country: null, region: null }
+})
+const server = createServer((_, res) => {
+  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+  res.end(body)
+})
+await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+
+const client = createSvcClient({ baseUrl: base })
+const plain = async () => {
+  const res = await fetch(`${base}/status`, { headers: { accept: "application/json" } })
+  await res.json()
+}
+const derived = Effect.runSync(
+  HttpApiClient.make(SvcApi, { baseUrl: base, transformClient: HttpClient.withTracerDisabledWhen(() => true) }).pipe(
+    Effect.provide(FetchHttpClient.layer)
+  )
+)
+const viaDerived = () => Effect.runPromise(derived.status.status()).then(() => undefined)
+const viaClient = async () => {
+  const result = await client.status()
+  if (!result.ok) throw result.error
+}
+
+const time = async (fn: () => Promise<void>, n: number, into: Array<number>) => {
+  for (let i = 0; i < n; i++) {
+    const started = performance.now()
+    await fn()
+    into.push(performance.now() - started)
+  }
+}
+
+const quantile = (samples: Array<number>, q: number) => {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
+}
+
+await time(plain, warmup, [])
+await time(viaDerived, warmup, [])
+await time(viaClient, warmup, [])
+const fetchSamples: Array<number> = []
+const derivedSamples: Array<number> = []
+const clientSamples: Array<number> = []
+const perRound = Math.ceil(callsPerSide / rounds)
+for (let round = 0; round < rounds; round++) {
+  await time(plain, perRound, fetchSamples)
+  await time(viaDerived, perRound, derivedSamples)
+  await time(viaClient, perRound, clientSamples)
+}
+server.close()
+
+const row = (name: string, samples: Array<number>) =>
+  `${name.padEnd(15)} p50 ${quantile(samples, 0.5).toFixed(3)} ms   p90 ${quantile(samples, 0.9).toFixed(3)} ms   p99 ${
+    quantile(samples, 0.99).toFixed(3)
+  } ms   (${samples.length} calls)`
+const p50Fetch = quantile(fetchSamples, 0.5)
+const p50Client = quantile(clientSamples, 0.5)
+const overhead = (p50Client / p50Fetch - 1) * 100
+console.log(row("plain fetch", fetchSamples))
+console.log(row("HttpApiClient", derivedSamples))
+console.log(row("client.status", clientSamples))
+console.log(
+  `p50 ratio ${(p50Client / p50Fetch).toFixed(3)}  overhead ${overhead.toFixed(1)}%  (${
+    (p50Client - p50Fetch).toFixed(3)
+  } ms per call)  target < 15%: ${overhead < 15 ? "met" : "NOT met"}`
+)
