@@ -1,7 +1,8 @@
-import { DatabaseError, type InvalidRequest } from "@svc/api"
+import type { DatabaseError, InvalidRequest } from "@svc/api"
 import type { ExperimentSummary } from "@svc/schema"
 import { Effect } from "effect"
 import { SvcConfig } from "../config/resolved.js"
+import { orDatabaseError } from "../database/database-error.js"
 import { type ArmCountRow, ExperimentRepo } from "./repo.js"
 import { parseSummaryWindow } from "./window.js"
 
@@ -48,11 +49,8 @@ export class ExperimentSummaries extends Effect.Service<ExperimentSummaries>()("
       Effect.gen(function*() {
         const window = yield* parseSummaryWindow(params)
         const scope = { tenantId, experimentId, ...window }
-        const [counts, medians] = yield* Effect.all([repo.armCounts(scope), repo.armMedians(scope)], {
-          concurrency: 2
-        }).pipe(
-          Effect.tapErrorCause((cause) => Effect.logError("experiment summary query failed", cause)),
-          Effect.mapError(() => new DatabaseError({ message: "The experiment summary could not be read from the database" }))
+        const [counts, medians] = yield* orDatabaseError(
+          Effect.all([repo.armCounts(scope), repo.armMedians(scope)], { concurrency: 2 })
         )
         return {
           experimentId,
