@@ -22,6 +22,7 @@ interface Save {
  * Hand-computed fixture for experiment `exp1` in single-tenant scope (tenant `''`):
  *
  *   arm A: 2025-12-31T23:59:59.999 accept_all/banner t=5, 01-01T00:00 accept_all/banner t=100,
+ *          01-05 accept_all/banner (no time, domain B.EXAMPLE),
  *          01-15T12:00 reject_all/dialog t=301, 01-20 opt_out/api (no time, b.com),
  *          01-31T23:59:59.999 custom/widget t=200, 02-01T00:00 accept_all/banner t=1000
  *   arm B: 01-10 accept_all/banner t=10, 01-11 accept_all/(no surface) t=20 (b.com),
@@ -45,6 +46,10 @@ const fixture: ReadonlyArray<Save> = [
   { at: "2026-01-05T10:00:00.000Z", arm: "A", action: "accept_all", surface: "banner", t: 7, tenant: "acme" },
   { at: "2026-01-06T10:00:00.000Z", arm: "C", action: "custom", surface: "widget", t: 9, tenant: "acme" },
   { at: "2026-01-05T10:00:00.000Z", arm: "A", action: "accept_all", surface: "banner", t: 1, experiment: "exp2" },
+  // ids differ from `exp1` / `acme` only in case: distinct on every dialect (MySQL compares case-insensitively)
+  { at: "2026-01-05T10:00:00.000Z", arm: "A", action: "accept_all", surface: "banner", t: 1, experiment: "EXP1" },
+  { at: "2026-01-05T10:00:00.000Z", arm: "A", action: "accept_all", surface: "banner", t: 1, tenant: "ACME" },
+  { at: "2026-01-05T10:00:00.000Z", arm: "A", action: "accept_all", surface: "banner", t: null, domain: "B.EXAMPLE" },
   { at: "2026-01-05T10:00:00.000Z", arm: null, action: "accept_all", surface: "banner", t: 1, experiment: null }
 ]
 
@@ -105,9 +110,9 @@ describe.each(dialects)("GET /experiments/:id/summary [%s]", (dialect) => {
         arms: [
           {
             arm: "A",
-            choices: 6,
-            byAction: byAction({ accept_all: 3, reject_all: 1, custom: 1, opt_out: 1 }),
-            bySurface: bySurface({ banner: 3, dialog: 1, widget: 1, api: 1 }),
+            choices: 7,
+            byAction: byAction({ accept_all: 4, reject_all: 1, custom: 1, opt_out: 1 }),
+            bySurface: bySurface({ banner: 4, dialog: 1, widget: 1, api: 1 }),
             // 5, 100, 200, 301, 1000 (the save without a time is left out): odd count
             medianTimeToDecisionMs: 200
           },
@@ -129,9 +134,9 @@ describe.each(dialects)("GET /experiments/:id/summary [%s]", (dialect) => {
       expect(result.from).toBe("2026-01-01T00:00:00.000Z")
       expect(result.to).toBe("2026-01-31T23:59:59.999Z")
       const a = result.arms.find((arm) => arm.arm === "A")!
-      // 01-01T00:00, 01-15, 01-20 and 01-31T23:59:59.999; not 12-31T23:59:59.999 nor 02-01T00:00
-      expect(a.choices).toBe(4)
-      expect(a.byAction).toEqual(byAction({ accept_all: 1, reject_all: 1, custom: 1, opt_out: 1 }))
+      // 01-01T00:00, 01-05, 01-15, 01-20 and 01-31T23:59:59.999; not 12-31T23:59:59.999 nor 02-01T00:00
+      expect(a.choices).toBe(5)
+      expect(a.byAction).toEqual(byAction({ accept_all: 2, reject_all: 1, custom: 1, opt_out: 1 }))
       expect(a.medianTimeToDecisionMs).toBe(200) // 100, 200, 301
       expect(result.arms.find((arm) => arm.arm === "B")!.choices).toBe(4)
     }))
