@@ -30,7 +30,7 @@ export interface ManifestInput {
   /** The `etag` of a manifest held; a match answers `not-modified`. */
   readonly ifNoneMatch?: string | undefined
 }
-export type Manifest = Exclude<SuccessOf<Policy["manifest"]>, void>
+export type Manifest = Exclude<SuccessOf<Policy["manifest"]>, void | undefined>
 export type ManifestData =
   | { readonly status: "modified"; readonly manifest: Manifest; readonly etag: string | null }
   | { readonly status: "not-modified"; readonly etag: string | null }
