@@ -21,18 +21,18 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
-declare module "autocannon" {
-  interface RequestSpec {
-    readonly method?: string
-    readonly path?: string
-    readonly headers?: Record<string, string>
-    readonly body?: string
-    readonly setupRequest?: (request: RequestSpec) => RequestSpec
-  }
-  interface Options {
-    readonly requests?: ReadonlyArray<RequestSpec>
-  }
+/** autocannon's `requests` option (the shared declaration in autocannon.d.ts covers plain URLs only). */
+interface RequestSpec {
+  readonly method?: string
+  readonly path?: string
+  readonly headers?: Record<string, string>
+  readonly body?: string
+  readonly setupRequest?: (request: RequestSpec) => RequestSpec
 }
+type AutocannonResult = Awaited<ReturnType<typeof autocannon>>
+const autocannonWithRequests = autocannon as unknown as (
+  options: Parameters<typeof autocannon>[0] & { readonly requests: ReadonlyArray<RequestSpec> }
+) => Promise<AutocannonResult>
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const DURATION_S = Number(process.env.SVC_BENCH_SECONDS ?? 5)
@@ -120,7 +120,7 @@ interface Measured {
 }
 
 const measureSaves = async (base: string, seconds: number): Promise<Measured> => {
-  const result = await autocannon({
+  const result = await autocannonWithRequests({
     url: base,
     connections: CONNECTIONS,
     duration: seconds,
@@ -130,7 +130,7 @@ const measureSaves = async (base: string, seconds: number): Promise<Measured> =>
       path: "/subjects",
       headers: HEADERS,
       // every request a new subject: measures first saves, never the idempotent replay path
-      setupRequest: (request) => ({ ...request, body: saveBody(subjectId()) })
+      setupRequest: (request: RequestSpec) => ({ ...request, body: saveBody(subjectId()) })
     }]
   })
   return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx }

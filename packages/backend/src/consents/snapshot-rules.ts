@@ -13,8 +13,12 @@ export interface SnapshotVerdict {
   readonly pack: PolicyPack
 }
 
-/** Categories the act grants that the rule does not offer (`necessary` is always offered). */
+/**
+ * Categories the act grants that the rule does not offer (`necessary` is always offered). A rule of
+ * model `none` asks nothing and grants everything, so no grant contradicts it.
+ */
 export const grantedOutside = (decision: ActDecision, pack: PolicyPack): ReadonlyArray<string> => {
+  if (pack.model === "none") return []
   const offered = new Set<string>(pack.categories)
   const granted = new Set<string>()
   for (const category of OptionalCategories) {
