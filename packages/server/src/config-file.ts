@@ -3,7 +3,6 @@ import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { tsImport } from "tsx/esm/api"
 
 const candidates = ["svc.config.ts", "svc.config.mts", "svc.config.mjs", "svc.config.js", "svc.config.json"]
 
@@ -20,7 +19,11 @@ export const findConfigFile = (cwd: string, named: string | undefined): string |
 /** Loads a config module's default export (TypeScript works) or a JSON file. */
 export const loadConfig = async (path: string): Promise<SvcOptions> => {
   if (path.endsWith(".json")) return JSON.parse(await readFile(path, "utf8")) as SvcOptions
-  const mod = (await tsImport(pathToFileURL(path).href, import.meta.url)) as { default?: unknown }
+  const url = pathToFileURL(path).href
+  // TypeScript configs go through tsx (Node 20 cannot strip types); plain JavaScript loads natively.
+  const mod = (/\.[mc]?ts$/.test(path)
+    ? await (await import("tsx/esm/api")).tsImport(url, import.meta.url)
+    : await import(url)) as { default?: unknown }
   const options = (mod.default as { default?: unknown } | undefined)?.default ?? mod.default
   if (typeof options !== "object" || options === null) {
     throw new Error(`${path} must export the options object as its default export`)

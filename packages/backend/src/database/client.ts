@@ -1,8 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { MysqlClient } from "@effect/sql-mysql2"
-import { PgClient } from "@effect/sql-pg"
-import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Layer, Redacted } from "effect"
+import type { SqlClient } from "@effect/sql"
+import { Effect, Layer, Redacted } from "effect"
 import type { ResolvedConfig } from "../config/resolved.js"
 
 /** Postgres only: put svc's tables in `schema` by setting the connection's search_path. */
@@ -14,18 +11,27 @@ const withSearchPath = (url: string, schema: string): string => {
 
 /**
  * The `SqlClient` layer for the configured database: one of the three drivers, or the host
- * application's own layer. Column names are used as written (snake_case) on every dialect.
+ * application's own layer. Only the configured driver is loaded (each weighs tens of MB).
+ * Column names are used as written (snake_case) on every dialect.
  */
 export const sqlClientLayer = (database: ResolvedConfig["database"]): Layer.Layer<SqlClient.SqlClient, unknown> => {
   if (database._tag === "Layer") return database.layer
-  switch (database.dialect) {
-    case "sqlite":
-      return SqliteClient.layer({ filename: database.url })
-    case "postgres": {
-      const url = database.schema === undefined ? database.url : withSearchPath(database.url, database.schema)
-      return PgClient.layer({ url: Redacted.make(url), transformJson: false, maxConnections: 10 })
+  const { dialect, url, schema } = database
+  return Layer.unwrapEffect(Effect.promise(async (): Promise<Layer.Layer<SqlClient.SqlClient, unknown>> => {
+    switch (dialect) {
+      case "sqlite": {
+        const { SqliteClient } = await import("@effect/sql-sqlite-node")
+        return SqliteClient.layer({ filename: url })
+      }
+      case "postgres": {
+        const { PgClient } = await import("@effect/sql-pg")
+        const withSchema = schema === undefined ? url : withSearchPath(url, schema)
+        return PgClient.layer({ url: Redacted.make(withSchema), transformJson: false, maxConnections: 10 })
+      }
+      case "mysql": {
+        const { MysqlClient } = await import("@effect/sql-mysql2")
+        return MysqlClient.layer({ url: Redacted.make(url), maxConnections: 10 })
+      }
     }
-    case "mysql":
-      return MysqlClient.layer({ url: Redacted.make(database.url), maxConnections: 10 })
-  }
+  }))
 }
