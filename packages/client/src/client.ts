@@ -37,7 +37,11 @@ export const createSvcClient = <const O extends SvcClientOptions>(options: O): S
   const resolved = resolveOptions(options)
   let build = makeRunnerApiClient({ baseUrl: resolved.baseUrl }).pipe(Effect.provide(FetchHttpClient.layer))
   if (resolved.fetch !== undefined) build = Effect.provideService(build, FetchHttpClient.Fetch, resolved.fetch as typeof fetch)
-  const runtime: Runtime = { options: resolved, api: Effect.runSync(build) }
+  const runtime: Runtime = {
+    options: resolved,
+    api: Effect.runSync(build),
+    effect: Effect.runSync(Effect.withTracerEnabled(Effect.runtime<never>(), false))
+  }
   const client: SvcClient = {
     ...serviceMethods(runtime),
     consents: consentMethods(runtime),

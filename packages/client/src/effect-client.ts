@@ -51,10 +51,7 @@ export interface SvcApiClientOptions {
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
-const build = (
-  options: SvcApiClientOptions,
-  transform: (client: HttpClient.HttpClient) => HttpClient.HttpClient = (client) => client
-) => {
+const build = (options: SvcApiClientOptions) => {
   const fixed: HeaderLayers = {
     under: options.headers ?? {},
     over: {
@@ -64,7 +61,7 @@ const build = (
   }
   return HttpApiClient.make(SvcApi, {
     baseUrl: options.baseUrl,
-    transformClient: (client) => transform(withSvcHeaders(client, fixed))
+    transformClient: (client) => withSvcHeaders(client, fixed)
   })
 }
 
@@ -79,6 +76,5 @@ export type SvcApiClient = Effect.Effect.Success<ReturnType<typeof build>>
 export const makeSvcApiClient = (options: SvcApiClientOptions): Effect.Effect<SvcApiClient, never, HttpClient.HttpClient> =>
   build(options)
 
-/** @internal The runner's instance: tracing off (no spans or trace headers per call). */
-export const makeRunnerApiClient = (options: SvcApiClientOptions) =>
-  build(options, HttpClient.withTracerDisabledWhen(() => true))
+/** @internal The runner's instance (its fibers run with tracing off: no spans or trace headers per call). */
+export const makeRunnerApiClient = (options: SvcApiClientOptions) => build(options)

@@ -1,5 +1,5 @@
 import type { HttpClientResponse } from "@effect/platform"
-import { Effect, Exit, FiberId } from "effect"
+import { Effect, Exit, FiberId, Runtime as EffectRuntime } from "effect"
 import type { ResolvedCall } from "./call-options.js"
 import { CurrentCall, type CallState, type SvcApiClient, versionHeaders } from "./effect-client.js"
 import { SvcError, type SvcErrorCode, type SvcIssue, formatIssue } from "./errors.js"
@@ -25,6 +25,8 @@ export interface Operation<A> {
 export interface Runtime {
   readonly options: ResolvedOptions
   readonly api: SvcApiClient
+  /** Runs attempts; tracing is off in it, which spares a span per request. */
+  readonly effect: EffectRuntime.Runtime<never>
 }
 
 export const failure = <C extends SvcErrorCode>(error: SvcError<C>) => ({ ok: false, error }) as const
@@ -117,7 +119,7 @@ const attempt = <A>(
     if (onEvent !== undefined) emit(onEvent, { type: "request", ...base })
     const started = performance.now()
     let ended: "timeout" | "aborted" | undefined
-    const fiber = Effect.runFork(attemptEffect(runtime, operation, requestId, state))
+    const fiber = EffectRuntime.runFork(runtime.effect)(attemptEffect(runtime, operation, requestId, state))
     const stop = (why: "timeout" | "aborted") => () => {
       ended ??= why
       fiber.unsafeInterruptAsFork(FiberId.none)
@@ -125,11 +127,13 @@ const attempt = <A>(
     const onAbort = stop("aborted")
     const timer = setTimeout(stop("timeout"), call.timeoutMs)
     signal?.addEventListener("abort", onAbort, { once: true })
+    // The signal may have fired during the request event's handler.
+    if (signal?.aborted === true) onAbort()
     fiber.addObserver((exit) => {
       clearTimeout(timer)
       signal?.removeEventListener("abort", onAbort)
       const { response } = state
-      if (onEvent !== undefined && response !== undefined && ended !== "aborted") {
+      if (onEvent !== undefined && response !== undefined) {
         emit(onEvent, {
           type: "response",
           ...base,

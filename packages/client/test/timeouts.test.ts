@@ -104,6 +104,21 @@ describe("signal", () => {
     expect(!result.ok && result.error.cause).toBeInstanceOf(Error)
   })
 
+  it("a signal aborted by an event handler stops the attempt it announced", async () => {
+    server.handle(silent)
+    const controller = new AbortController()
+    const client = createSvcClient({
+      baseUrl: server.origin,
+      onEvent: (event) => {
+        if (event.type === "request") controller.abort()
+      }
+    })
+    const started = performance.now()
+    const result = await client.status({ signal: controller.signal })
+    expect(performance.now() - started).toBeLessThan(1000)
+    expect(!result.ok && result.error.code).toBe("ABORTED")
+  })
+
   it("an already aborted signal sends nothing", async () => {
     server.handle(reply(200, statusBody))
     const result = await createSvcClient({ baseUrl: server.origin }).status({ signal: AbortSignal.abort() })
