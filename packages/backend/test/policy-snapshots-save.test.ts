@@ -21,6 +21,7 @@ const manifest: TestOptions["manifest"] = {
       categories: ["measurement"],
       proof: { storeIp: false, storeUserAgent: false }
     },
+    { id: "unregulated", match: { countries: ["US"] }, model: "none", categories: [] },
     { id: "rest", match: { default: true }, model: "opt-out", categories: ["measurement", "marketing", "functionality", "experience"] }
   ]
 }
@@ -163,6 +164,9 @@ describe.each(dialects)("policy snapshots on saves [%s]", (dialect) => {
     )
     // refusing a category the policy does not offer is no mismatch
     expect((await save(server, cookieSave({ policySnapshotToken: token, preferences: allPreferences(false) }))).status).toBe(200)
+    // nor is any grant under a rule of model none, which asks nothing and grants everything
+    const none = await mint(fingerprints, { policyId: "unregulated" })
+    expect((await save(server, cookieSave({ policySnapshotToken: none, preferences: allPreferences(true) }))).status).toBe(200)
   })
 
   it("refuses with 422 STALE_POLICY incomplete-inputs a cookie-banner save without a token, unless an API key records it", async () => {
