@@ -2,7 +2,7 @@ import { FetchHttpClient } from "@effect/platform"
 import { Effect, Either } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import { CLIENT_VERSION, createSvcClient, makeSvcApiClient } from "../src/index.js"
 import { statusBody, subjectId } from "./support/fixtures.js"
 import { type FakeServer, reply, replyError, startFakeServer } from "./support/fake-server.js"
@@ -82,7 +82,34 @@ describe("fetch option", () => {
   })
 })
 
+describe("default fetch", () => {
+  afterEach(() => vi.unstubAllGlobals())
+
+  it("is globalThis.fetch, looked up at each request", async () => {
+    const client = createSvcClient({ baseUrl: "https://consent.example.com" })
+    const stub = vi.fn(async () =>
+      new Response(JSON.stringify(statusBody), { status: 200, headers: { "content-type": "application/json" } })
+    )
+    vi.stubGlobal("fetch", stub)
+    const result = await client.status()
+    expect(result.ok).toBe(true)
+    expect(stub).toHaveBeenCalledTimes(1)
+  })
+})
+
 describe("package", () => {
+  it("resolves by name: @svc/client and @svc/client/testing", async () => {
+    const main = await import("@svc/client")
+    const testing = await import("@svc/client/testing")
+    expect(typeof main.createSvcClient).toBe("function")
+    expect(typeof main.unwrap).toBe("function")
+    expect(typeof main.isSvcError).toBe("function")
+    expect(typeof main.createIdentityToken).toBe("function")
+    expect(typeof testing.createMockSvcClient).toBe("function")
+    expect(typeof testing.ok).toBe("function")
+    expect(typeof testing.err).toBe("function")
+  })
+
   it("x-svc-version is the package version", () => {
     const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "../package.json"), "utf8")) as { version: string }
     expect(CLIENT_VERSION).toBe(pkg.version)

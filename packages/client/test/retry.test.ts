@@ -90,6 +90,17 @@ describe("retry rule 1: what is retried", () => {
   })
 })
 
+describe("retry defaults", () => {
+  it("maxRetries 2 (three attempts), waits up to 200 then 400 ms", async () => {
+    server.handle(replyError(500, "INTERNAL_ERROR"))
+    const events: Array<SvcEvent> = []
+    vi.spyOn(Math, "random").mockReturnValue(0.999999)
+    await createSvcClient({ baseUrl: server.origin, onEvent: (e) => events.push(e) }).status()
+    expect(server.requests).toHaveLength(3)
+    expect(retries(events).map((e) => e.delayMs)).toEqual([200, 400])
+  })
+})
+
 describe("retry rule 2: full-jitter exponential backoff capped at maxDelayMs", () => {
   it("waits up to initialDelayMs doubled per retry, never above maxDelayMs", async () => {
     server.handle(replyError(500, "INTERNAL_ERROR"))

@@ -167,3 +167,30 @@ describe("input validation before sending (INVALID_INPUT with issues and paths)"
     expect(await invalid(anyClient().subjects.list(input))).toEqual([""])
   })
 })
+
+describe("methods never reject", () => {
+  it("any arguments at all resolve to a result", async () => {
+    const client = anyClient()
+    const garbage = [undefined, null, 0, "", "x", [], {}, Symbol("s"), () => 1, 10n, new Date(Number.NaN)]
+    const methods: Array<(...args: Array<unknown>) => Promise<unknown>> = [
+      client.status,
+      client.init,
+      client.manifest,
+      client.consents.check,
+      client.subjects.identify,
+      client.subjects.get,
+      client.subjects.create,
+      client.subjects.list,
+      client.legalDocuments.publish,
+      client.experiments.summary
+    ]
+    for (const method of methods) {
+      for (const a of garbage) {
+        for (const b of [undefined, null, 1, { timeoutMs: "x" }]) {
+          const result = (await method(a, b, b)) as { ok: boolean }
+          expect(typeof result.ok).toBe("boolean")
+        }
+      }
+    }
+  })
+})
