@@ -327,6 +327,9 @@ const benchDialect = async (dialect: Dialect): Promise<ReadonlyArray<Row>> => {
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 export const run = async (): Promise<void> => {
+  // `svc serve` runs the bundled build when present: rebuild it so the figures are of this source.
+  const build = spawnSync(process.execPath, ["build.mjs"], { cwd: join(ROOT, "packages/server"), encoding: "utf8" })
+  if (build.status !== 0) throw new Error(`building the server bundle failed: ${build.stderr}`)
   const rows: Array<Row> = []
   for (const dialect of ["sqlite", "postgres"] as const) {
     try {
