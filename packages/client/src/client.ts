@@ -1,6 +1,6 @@
 import { FetchHttpClient } from "@effect/platform"
 import { Effect } from "effect"
-import { makeRunnerApiClient } from "./effect-client.js"
+import { makeSvcApiClient } from "./effect-client.js"
 import { type ConsentCheckMethod, consentMethods } from "./methods/consents.js"
 import { experimentMethods, type ExperimentMethods } from "./methods/experiments.js"
 import { legalDocumentMethods, type LegalDocumentMethods } from "./methods/legal-documents.js"
@@ -35,7 +35,8 @@ export type SvcClientFor<O> = O extends { readonly apiKey: string } ? SvcClient
  */
 export const createSvcClient = <const O extends SvcClientOptions>(options: O): SvcClientFor<O> => {
   const resolved = resolveOptions(options)
-  let build = makeRunnerApiClient({ baseUrl: resolved.baseUrl }).pipe(Effect.provide(FetchHttpClient.layer))
+  // Headers and the key are applied per call by the runner, so the shared instance carries neither.
+  let build = makeSvcApiClient({ baseUrl: resolved.baseUrl }).pipe(Effect.provide(FetchHttpClient.layer))
   if (resolved.fetch !== undefined) build = Effect.provideService(build, FetchHttpClient.Fetch, resolved.fetch as typeof fetch)
   const runtime: Runtime = {
     options: resolved,

@@ -75,6 +75,3 @@ export type SvcApiClient = Effect.Effect.Success<ReturnType<typeof build>>
  */
 export const makeSvcApiClient = (options: SvcApiClientOptions): Effect.Effect<SvcApiClient, never, HttpClient.HttpClient> =>
   build(options)
-
-/** @internal The runner's instance (its fibers run with tracing off: no spans or trace headers per call). */
-export const makeRunnerApiClient = (options: SvcApiClientOptions) => build(options)
