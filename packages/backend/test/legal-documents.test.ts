@@ -39,7 +39,7 @@ describe.each(dialects)("PUT /legal-documents/:type/current [%s]", (dialect) => 
   })
 
   it("rejects impossible or malformed effective dates with 400", async () => {
-    for (const effectiveDate of ["2026-02-30", "2026-13-01", "2025-02-29", "2026-01-01T25:00:00Z", "yesterday", -5]) {
+    for (const effectiveDate of ["2026-02-30", "2026-13-01", "2025-02-29", "2026-01-01T25:00:00Z", "yesterday", -5, 9_000_000_000_000_000]) {
       const answer = await put("dpa_dates", { version: "1", hash: `h-${effectiveDate}`, effectiveDate })
       expect(answer.status, String(effectiveDate)).toBe(400)
       expect(answer.body.cause.code).toBe("INVALID_REQUEST")

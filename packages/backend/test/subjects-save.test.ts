@@ -81,6 +81,22 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
       }
     })
 
+    it("refuses what it could not store faithfully with 400: times beyond the date range, an oversized vendor map", async () => {
+      const grants: Record<string, boolean> = {}
+      for (let i = 0; i < 2500; i++) grants[`vendor-with-a-long-identifier-${i}`] = i % 2 === 0
+      const bodies = [
+        cookieSave({ givenAt: 9_000_000_000_000_000 }),
+        cookieSave({ receipts: { marketing: { value: true, confirmedAt: 9_000_000_000_000_000 } } }),
+        cookieSave({ vendorChoice: { grants, confirmedAt: Date.now() } })
+      ]
+      for (const body of bodies) {
+        const { body: answer, status } = await save(server, body)
+        expect(status).toBe(400)
+        expect(answer.cause.code).toBe("INVALID_REQUEST")
+        expect(await consentRows(server, body.subjectId as string)).toHaveLength(0)
+      }
+    })
+
     it("answers subjectVendorChoice only when the act carries vendor choices", async () => {
       const plain = await save(server, cookieSave())
       expect(plain.body).not.toHaveProperty("subjectVendorChoice")

@@ -63,6 +63,18 @@ export type SaveError =
 const newConsentId = () => `cns_${randomBytes(16).toString("base64url")}` as ConsentId
 
 const USER_AGENT_MAX = 512
+/** JSON columns are TEXT: 65,535 bytes on MySQL, which would truncate rather than refuse. */
+const JSON_COLUMN_MAX_BYTES = 60_000
+
+/** Why a decided act cannot be stored faithfully, if it cannot. */
+const unstorable = (decision: ActDecision, givenAt: number): string | undefined => {
+  const times = [givenAt, ...Object.values(decision.receipts).map((r) => r.confirmedAt), decision.vendorChoice?.confirmedAt]
+  if (times.some((t) => t !== undefined && !Number.isFinite(t))) return "a time is outside the representable range"
+  if (decision.vendorChoice !== null && Buffer.byteLength(JSON.stringify(decision.vendorChoice)) > JSON_COLUMN_MAX_BYTES) {
+    return `vendorChoice is larger than ${JSON_COLUMN_MAX_BYTES} bytes`
+  }
+  return undefined
+}
 const MAX_CHECK_TYPES = 50
 
 /**
@@ -203,6 +215,8 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           ? yield* legalDocuments.resolveReference(body.type, body, body.givenAt)
           : null
         const decision = decisionOf(body)
+        const problem = unstorable(decision, givenAt)
+        if (problem !== undefined) return yield* Effect.fail(new InvalidRequest({ message: `Invalid request: ${problem}` }))
         const key = actKey({
           tenantId,
           subjectId: body.subjectId,

@@ -50,9 +50,12 @@ export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backe
     const publish = (
       type: string,
       input: { readonly version: string; readonly hash: string; readonly effectiveDate: Date }
-    ): Effect.Effect<LegalDocumentRelease, Conflict | DatabaseError> =>
+    ): Effect.Effect<LegalDocumentRelease, Conflict | InvalidRequest | DatabaseError> =>
       Effect.gen(function*() {
         const effectiveDate = input.effectiveDate.getTime()
+        if (!Number.isFinite(effectiveDate)) {
+          return yield* Effect.fail(new InvalidRequest({ message: "Invalid request: effectiveDate is outside the representable range" }))
+        }
         const key = { tenantId, type, hash: input.hash }
         // A few rounds at most: each lost round means another publish of this type landed first.
         for (let attempt = 0; attempt < 20; attempt++) {
