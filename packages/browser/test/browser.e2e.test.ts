@@ -1,8 +1,10 @@
 // Real-browser tests: headless Chromium drives the bundles on a test site against a backend.
-// Chromium is required: a missing /usr/bin/chromium fails the run.
+// Chromium (/usr/bin/chromium) is required in CI (CI=true), where a missing one fails the run;
+// elsewhere the suite is skipped with a warning, so a newcomer's `npm test` passes without it.
+import { existsSync } from "node:fs"
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { backendWithGvl, startBackend, type Backend } from "./e2e/backend.js"
+import { startBackend, type Backend } from "./e2e/backend.js"
 import { startSite } from "./e2e/pages.js"
 import { decodeCore, decodeDisclosedVendors } from "./tc-decoder.js"
 
@@ -19,12 +21,17 @@ const CHROMIUM_ARGS = [
 /** Defaults the script route embeds; pages override them through window.svcConfig. */
 const EMBEDDED = { journeyScope: "embedded", translations: { "optOut.dismiss": "Got it" }, theme: { accent: "#0a7d4f" } }
 
+const CHROMIUM = "/usr/bin/chromium"
+const runBrowserTests = existsSync(CHROMIUM) || process.env.CI === "true"
+if (!runBrowserTests) console.warn(`browser e2e skipped: no ${CHROMIUM} (apt-get install chromium); CI always runs it`)
+
 let browser: Browser
 let backend: Backend
 let site: Awaited<ReturnType<typeof startSite>>
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS })
+  if (!runBrowserTests) return
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   backend = await startBackend(EMBEDDED)
   site = await startSite(backend.url)
 })
@@ -72,7 +79,7 @@ const focused = (page: Page) =>
     }
   })
 
-describe(`browser bundles in Chromium`, () => {
+describe.runIf(runBrowserTests)(`browser bundles in Chromium`, () => {
   it("shows an EU visitor the banner; accepting saves a consent GET /subjects/:id returns", async () => {
     const context = await fresh()
     const page = await context.newPage()
@@ -301,20 +308,16 @@ describe(`browser bundles in Chromium`, () => {
   })
 
   it("answers __tcfapi on an IAB page: queued stub calls, getTCData, events and a decodable TC string", async () => {
-    // Without a vendor list from the backend in use, this test brings its own backend and site.
-    const own = await backendWithGvl(backend, EMBEDDED)
-    const iabSite = own ? await startSite(own.url) : site
-    const iabBackend = own ?? backend
     const context = await fresh()
     const page = await context.newPage()
-    const requests = track(page, iabBackend)
+    const requests = track(page)
     const stub = `
       window.__tcfapi = function () { (window.__tcfapi.a = window.__tcfapi.a || []).push(arguments) };
       window.tcf = { events: [] };
       __tcfapi('ping', 2, function (d) { window.tcf.ping = d });
       __tcfapi('getTCData', 2, function (d, ok) { window.tcf.first = { d: d, ok: ok } });
       __tcfapi('addEventListener', 2, function (d, ok) { window.tcf.events.push(d) });`
-    await page.goto(iabSite.page({ bundle: "svc.iab.js", config: { country: "FR", iab: { publisherCC: "FR" } }, before: stub }))
+    await page.goto(site.page({ bundle: "svc.iab.js", config: { country: "FR", iab: { publisherCC: "FR" } }, before: stub }))
     const banner = page.getByRole("region", { name: "We value your privacy" })
     await banner.waitFor()
     expect(await banner.textContent()).toContain("3 partners")
@@ -361,10 +364,6 @@ describe(`browser bundles in Chromium`, () => {
     )
     expect(removed).toBe(true)
     await context.close()
-    if (own) {
-      await iabSite.close()
-      await own.close()
-    }
   })
 
   it("runs headless: no UI, the API saves, queued commands run", async () => {

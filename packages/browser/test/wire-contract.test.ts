@@ -1,9 +1,8 @@
 // The browser's wire shapes checked against @svc/schema, the contract the backend decodes with.
-import { InitResponse, LinkIdentityRequest, SaveConsentRequest } from "@svc/schema"
+import { LinkIdentityRequest, SaveConsentRequest } from "@svc/schema"
 import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { buildSaveBody } from "../src/runtime/save-request.js"
-import { startFakeBackend } from "./e2e/fake-backend.js"
 
 const decodes = <A, I>(schema: Schema.Schema<A, I>, value: unknown) => {
   const result = Schema.decodeUnknownEither(schema)(value)
@@ -36,18 +35,5 @@ describe("wire contract", () => {
 
   it("an identify body decodes as LinkIdentityRequest", () => {
     expect(decodes(LinkIdentityRequest, { externalId: "user-1", identityToken: "jwt" }).externalId).toBe("user-1")
-  })
-
-  it("the fake backend's /init answers decode as InitResponse", async () => {
-    const fake = await startFakeBackend()
-    try {
-      for (const query of ["country=DE", "country=US&region=CA&gpc=1", "country=FR", "country=BR"]) {
-        const response = await fetch(`${fake.url}/init?contract=1&v=0.1.0&journey=jrn_1&${query}`)
-        const init = decodes(InitResponse, await response.json())
-        expect(init.policyResolution.status).toBe("matched")
-      }
-    } finally {
-      await fake.close()
-    }
   })
 })
