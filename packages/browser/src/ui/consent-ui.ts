@@ -131,6 +131,8 @@ export const consentUi = (addons: UiAddons = {}): Extension => {
       }
       document.addEventListener("focusin", guard)
       bannerOpener = banner ? opener : null
+      // The dialog replaces the banner while open; the banner comes back if it closes without a choice.
+      if (banner) banner.hidden = true
     })
   }
   let bannerOpener: Element | null = null
@@ -144,6 +146,7 @@ export const consentUi = (addons: UiAddons = {}): Extension => {
     guard = undefined
     if (!dismissed) return
     if (banner) {
+      banner.hidden = false
       ;(bannerOpener as HTMLElement | null)?.focus?.()
     } else {
       if (ctx.state().status === "pending") ctx.dismiss()
