@@ -93,7 +93,10 @@ const wire = <A extends { readonly message: string }>(cls: ErrorClass<A, { reado
   })
 }
 
-/** STALE_POLICY carries a reason; an unrecognised one decodes to the class with the reason kept. */
+/**
+ * STALE_POLICY carries a reason; an unrecognised one (a newer backend) still decodes to the class,
+ * with the reason kept as sent: validation is skipped on purpose.
+ */
 const stalePolicyBody = Schema.Struct({
   message: Schema.String,
   cause: Schema.Struct({ code: Schema.Literal(StalePolicy.code), reason: Schema.String })
@@ -104,7 +107,7 @@ export const StalePolicyWire = Schema.transformOrFail(
   {
     strict: true,
     decode: (b) =>
-      ParseResult.succeed(new StalePolicy({ message: b.message, reason: b.cause.reason as StalePolicyReason })),
+      ParseResult.succeed(new StalePolicy({ message: b.message, reason: b.cause.reason as StalePolicyReason }, true)),
     encode: (e: StalePolicy) =>
       ParseResult.succeed({ message: e.message, cause: { code: StalePolicy.code, reason: e.reason } })
   }
