@@ -68,11 +68,6 @@ export const unexpectedResponse = (
   Effect.map(Effect.option(context.response.arrayBuffer), (body) => {
     const { status } = context.response
     const server = serverBody(body._tag === "Some" ? body.value : undefined)
-    if (server.code === "STALE_POLICY" && status === 422 && server.message !== undefined) {
-      // @svc/api's StalePolicyWire throws on a reason it does not know instead of keeping the class;
-      // the spec wants STALE_POLICY with `reason` undefined, so that case is recovered here.
-      return makeError({ code: "STALE_POLICY", message: server.message, status, requestId: context.requestId })
-    }
     const contentType = context.response.headers["content-type"]
     const message = server.code !== undefined
       ? `The backend answered HTTP ${status} with code ${server.code}, which is not documented for this call` +
