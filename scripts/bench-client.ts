@@ -11,8 +11,7 @@ import { FetchHttpClient, HttpApiClient, HttpClient } from "@effect/platform"
 import { SvcApi } from "@svc/api"
 import { createSvcClient } from "@svc/client"
 import { Effect } from "effect"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
+import { spawn } from "node:child_process"
 
 const callsPerSide = Number(process.argv[2] ?? 3000)
 const rounds = 10
@@ -24,12 +23,18 @@ const body = JSON.stringify({
   timestamp: "2026-01-31T10:00:00.000Z",
   client: { ip: "127.0.0.1", userAgent: "node", acceptLanguage: null, country: null, region: null }
 })
-const server = createServer((_, res) => {
-  res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-  res.end(body)
-})
-await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+// The endpoint runs in its own process, as a backend would: its work must not share the
+// client's event loop, or every client-side microsecond would also delay the server.
+const serverSource = `
+  const body = ${JSON.stringify(body)}
+  require("node:http").createServer((_, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+    res.end(body)
+  }).listen(0, "127.0.0.1", function () { process.stdout.write(String(this.address().port) + "\\n") })`
+const child = spawn(process.execPath, ["-e", serverSource], { stdio: ["ignore", "pipe", "inherit"] })
+const port = await new Promise<number>((resolve) => child.stdout.once("data", (d) => resolve(Number(String(d).trim()))))
+const server = { close: () => child.kill() }
+const base = `http://127.0.0.1:${port}`
 
 const client = createSvcClient({ baseUrl: base })
 const plain = async () => {
