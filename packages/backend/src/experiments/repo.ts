@@ -37,23 +37,16 @@ export class ExperimentRepo extends Effect.Service<ExperimentRepo>()("@svc/backe
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    // MySQL's default collations compare case-insensitively (and ignore trailing spaces): there an
-    // exact byte comparison follows the indexed one, so `acme` never reads `ACME`'s saves.
-    const exact = (column: "tenant_id" | "experiment_id" | "domain", value: string) =>
-      sql.onDialectOrElse({
-        mysql: () => sql`${sql(column)} = ${value} AND CAST(${sql(column)} AS BINARY) = CAST(${value} AS BINARY)`,
-        orElse: () => sql`${sql(column)} = ${value}`
-      })
-
     const where = (scope: SummaryScope) =>
       sql.and([
-        exact("tenant_id", scope.tenantId),
-        exact("experiment_id", scope.experimentId),
+        // Exact on every dialect: MySQL's text columns are binary-collated (migration 8).
+        sql`tenant_id = ${scope.tenantId}`,
+        sql`experiment_id = ${scope.experimentId}`,
         sql`type = ${"cookie_banner"}`,
         sql`experiment_arm IS NOT NULL`,
         ...(scope.fromMs === null ? [] : [sql`given_at >= ${scope.fromMs}`]),
         ...(scope.toMs === null ? [] : [sql`given_at <= ${scope.toMs}`]),
-        ...(scope.domain === null ? [] : [exact("domain", scope.domain)])
+        ...(scope.domain === null ? [] : [sql`domain = ${scope.domain}`])
       ])
 
     /** Saves per arm, action and surface (a few dozen rows at most). */

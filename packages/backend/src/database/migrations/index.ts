@@ -7,6 +7,7 @@ import vendorChoice from "./4-vendor-choice.js"
 import experimentSummaryIndex from "./5-experiment-summary-index.js"
 import legalRevision from "./6-legal-revision.js"
 import legalRevisionUnique from "./7-legal-revision-unique.js"
+import mysqlBinaryCollation from "./8-mysql-binary-collation.js"
 
 /** Numbered migrations, one change each; a new one gets the next number and never edits an old one. */
 export const migrations: ReadonlyArray<readonly [id: number, name: string, run: Effect.Effect<void, unknown, SqlClient.SqlClient>]> = [
@@ -16,7 +17,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [4, "vendor-choice", vendorChoice],
   [5, "experiment-summary-index", experimentSummaryIndex],
   [6, "legal-revision", legalRevision],
-  [7, "legal-revision-unique", legalRevisionUnique]
+  [7, "legal-revision-unique", legalRevisionUnique],
+  [8, "mysql-binary-collation", mysqlBinaryCollation]
 ]
 
 const runMigrator = Migrator.make({})
