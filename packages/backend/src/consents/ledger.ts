@@ -23,7 +23,7 @@ import { Clock, Effect, Either, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { clientIp } from "../http/client-ip.js"
-import { WideEvent } from "../http/wide-event.js"
+import { currentWideEvent } from "../http/wide-event.js"
 import { LegalDocuments } from "../legal/documents.js"
 import type { ReleaseRow } from "../legal/repository.js"
 import { PolicyManifest } from "../policy/manifest.js"
@@ -178,7 +178,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
       })
 
     const recordDecisionSource = (stored: StoredConsent) =>
-      Effect.flatMap(Effect.serviceOption(WideEvent), (event) =>
+      Effect.flatMap(currentWideEvent, (event) =>
         Effect.sync(() => {
           if (Option.isSome(event) && stored.runtimePolicySource !== null) {
             event.value["consent.decisionSource"] = stored.runtimePolicySource

@@ -4,9 +4,9 @@ import { MAX_BODY_BYTES, type ResolvedConfig, SvcConfig } from "../config/resolv
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, corsHeaders, makeOriginPolicy } from "./cors.js"
 import { describeIssues } from "@svc/api"
 import { errorResponse } from "./error-response.js"
-import { logRequest } from "./request-log.js"
+import { logRequest, shouldLog } from "./request-log.js"
 import { loggedRoute, pathOf } from "./routes.js"
-import { WideEvent } from "./wide-event.js"
+import { openWideEvent } from "./wide-event.js"
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -57,59 +57,77 @@ const EdgeMiddleware = HttpLayerRouter.middleware(
   Effect.gen(function*() {
     const config = yield* SvcConfig
     const origins = makeOriginPolicy(config.trustedOrigins)
+    const level = config.observability.requests
+    const tenant = config.tenantId ?? null
+
+    /** Request id, CORS and Vary on every answer. */
+    const finish = (
+      response: HttpServerResponse.HttpServerResponse,
+      origin: string | undefined,
+      isInit: boolean,
+      requestId: string
+    ) => {
+      const cors = corsHeaders(origins, origin, isInit)
+      response = HttpServerResponse.setHeaders(response, cors === undefined ? { "x-request-id": requestId } : { "x-request-id": requestId, ...cors })
+      if (origin !== undefined) {
+        const vary = response.headers.vary
+        if (vary === undefined) response = HttpServerResponse.setHeader(response, "vary", "Origin")
+        else if (!/\borigin\b/i.test(vary)) response = HttpServerResponse.setHeader(response, "vary", `${vary}, Origin`)
+      }
+      return response
+    }
+
+    // Written with plain combinators, not a generator: this runs for every request.
     return (
       app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const started = performance.now()
-        const headerId = request.headers["x-request-id"]
+        const headers = request.headers
+        const headerId = headers["x-request-id"]
         const requestId = headerId !== undefined && requestIdPattern.test(headerId) ? headerId : crypto.randomUUID()
         const path = pathOf(request.url)
         const isInit = path === "/init"
-        const origin = request.headers.origin
-        const event: Record<string, unknown> = {}
+        const origin = headers.origin
+        const event = openWideEvent(request)
 
-        let response: HttpServerResponse.HttpServerResponse
-        if (request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined) {
+        let handled: Effect.Effect<HttpServerResponse.HttpServerResponse>
+        if (request.method === "OPTIONS" && headers["access-control-request-method"] !== undefined) {
           const allowed = corsHeaders(origins, origin, isInit)
-          response = HttpServerResponse.empty({
+          handled = Effect.succeed(HttpServerResponse.empty({
             status: 204,
             headers: allowed === undefined ? { vary: "Origin" } : {
               ...allowed,
               "access-control-allow-methods": CORS_ALLOW_METHODS,
-              "access-control-allow-headers": request.headers["access-control-request-headers"] ?? CORS_ALLOW_HEADERS,
+              "access-control-allow-headers": headers["access-control-request-headers"] ?? CORS_ALLOW_HEADERS,
               "access-control-max-age": "600",
               vary: "Origin, Access-Control-Request-Headers"
             }
-          })
-        } else if (Number(request.headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
-          response = errorResponse("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`)
+          }))
+        } else if (Number(headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
+          handled = Effect.succeed(errorResponse("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`))
         } else {
-          response = yield* app.pipe(
-            Effect.provideService(WideEvent, event),
-            Effect.catchAllCause(failureResponse),
-            Effect.map(normalizeDecodeFailure)
-          )
+          handled = app.pipe(Effect.catchAllCause(failureResponse), Effect.map(normalizeDecodeFailure))
         }
 
-        const cors = corsHeaders(origins, origin, isInit)
-        response = HttpServerResponse.setHeaders(response, { "x-request-id": requestId, ...cors })
-        if (cors !== undefined || origin !== undefined) {
-          const vary = response.headers.vary
-          if (vary === undefined) response = HttpServerResponse.setHeader(response, "vary", "Origin")
-          else if (!/\borigin\b/i.test(vary)) response = HttpServerResponse.setHeader(response, "vary", `${vary}, Origin`)
-        }
-        yield* logRequest(config.observability.requests, {
-          method: request.method,
-          route: yield* loggedRoute(config.basePath, path),
-          status: response.status,
-          durationMs: Math.round((performance.now() - started) * 100) / 100,
-          tenant: config.tenantId ?? null,
-          requestId,
-          ...event
+        return Effect.flatMap(handled, (raw) => {
+          const response = finish(raw, origin, isInit, requestId)
+          if (!shouldLog(level, response.status)) return Effect.succeed(response)
+          return loggedRoute(config.basePath, path).pipe(
+            Effect.flatMap((route) =>
+              logRequest(level, {
+                method: request.method,
+                route,
+                status: response.status,
+                durationMs: Math.round((performance.now() - started) * 100) / 100,
+                tenant,
+                requestId,
+                ...event
+              })
+            ),
+            Effect.as(response)
+          )
         })
-        return response
       })
   }) as never
 )

@@ -2,15 +2,30 @@ import { Effect } from "effect"
 import type { RequestLogLevel } from "../config/options.js"
 
 /**
- * Emits one structured event per request through Effect's logger. `warnings` (the default) logs
- * 4xx as warnings and 5xx as errors; `all` also logs successes at info. Callers never put
- * secrets, whole tokens or subject ids into `fields`.
+ * Whether a request with this status gets a log event: `warnings` (the default) logs 4xx and 5xx,
+ * `errors` only 5xx, `all` everything, `none` nothing.
+ */
+export const shouldLog = (level: RequestLogLevel, status: number): boolean => {
+  switch (level) {
+    case "none":
+      return false
+    case "errors":
+      return status >= 500
+    case "warnings":
+      return status >= 400
+    case "all":
+      return true
+  }
+}
+
+/**
+ * Emits one structured event per request through Effect's logger: 5xx at error, 4xx at warning,
+ * the rest at info, when `shouldLog` says so. Callers never put secrets, whole tokens or subject
+ * ids into `fields`.
  */
 export const logRequest = (level: RequestLogLevel, fields: Record<string, unknown> & { readonly status: number }) => {
-  if (level === "none") return Effect.void
   const status = fields.status
-  if (status >= 500) return Effect.logError("request").pipe(Effect.annotateLogs(fields))
-  if (status >= 400 && level !== "errors") return Effect.logWarning("request").pipe(Effect.annotateLogs(fields))
-  if (level === "all") return Effect.logInfo("request").pipe(Effect.annotateLogs(fields))
-  return Effect.void
+  if (!shouldLog(level, status)) return Effect.void
+  const log = status >= 500 ? Effect.logError : status >= 400 ? Effect.logWarning : Effect.logInfo
+  return log("request").pipe(Effect.annotateLogs(fields))
 }

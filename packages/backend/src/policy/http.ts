@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { describeIssues, InvalidRequest, SvcApi, UnsupportedMediaType } from "@svc/api"
 import { SessionReportInput } from "@svc/schema"
 import { Effect, ParseResult, Schema } from "effect"
-import { WideEvent } from "../http/wide-event.js"
+import { currentWideEvent } from "../http/wide-event.js"
 import { INIT_VARY, PolicyInit } from "./init.js"
 import { ManifestDocuments } from "./manifest-documents.js"
 import { SessionReports } from "./sessions.js"
@@ -40,7 +40,7 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
             headers: request.headers,
             remoteAddress: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined
           })
-          const event = yield* Effect.serviceOption(WideEvent)
+          const event = yield* currentWideEvent
           if (event._tag === "Some") {
             event.value["policy.resolution"] = answer.resolution.status
             if (answer.resolution.status === "matched") event.value["policy.id"] = answer.resolution.pack.id
