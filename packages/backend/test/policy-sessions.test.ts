@@ -161,6 +161,18 @@ describe("session reports from /init", () => {
     expect(reports[0]).toMatchObject({ resolution: "failed", policy: null, country: "" })
   })
 
+  it("sends no report for HEAD requests, prefetches or prerenders", async () => {
+    reports.length = 0
+    expect((await server.fetch("/init?country=DE", { method: "HEAD" })).status).toBe(200)
+    for (const headers of [{ "sec-purpose": "prefetch" }, { "sec-purpose": "prefetch;prerender" }, { purpose: "prefetch" }]) {
+      expect((await server.fetch("/init?country=DE", { headers })).status).toBe(200)
+    }
+    await server.fetch("/init?country=DE") // a page view: the only report
+    await expect.poll(() => reports.length).toBe(1)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(reports).toHaveLength(1)
+  })
+
   it("a throwing, rejecting, slow or hanging callback never fails or delays /init", async () => {
     for (const s of [throwing, rejecting, slow, hanging]) {
       const started = performance.now()

@@ -3,7 +3,7 @@ import { describeIssues, InvalidRequest, SvcApi, UnsupportedMediaType } from "@s
 import { SessionReportInput } from "@svc/schema"
 import { Effect, ParseResult, Schema } from "effect"
 import { currentWideEvent } from "../http/wide-event.js"
-import { INIT_VARY, PolicyInit } from "./init.js"
+import { INIT_VARY, isSpeculative, PolicyInit } from "./init.js"
 import { ManifestDocuments } from "./manifest-documents.js"
 import { SessionReports } from "./sessions.js"
 
@@ -38,7 +38,8 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
           const answer = yield* init.answer({
             query: urlParams,
             headers: request.headers,
-            remoteAddress: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined
+            remoteAddress: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
+            pageView: request.method !== "HEAD" && !isSpeculative(request.headers)
           })
           const event = yield* currentWideEvent
           if (event._tag === "Some") {

@@ -19,7 +19,13 @@ export interface InitRequest {
   /** All request headers, lower-case names. */
   readonly headers: Headers
   readonly remoteAddress: string | undefined
+  /** HEAD requests, prefetches and prerenders are not page views: they send no session report. */
+  readonly pageView: boolean
 }
+
+/** `Sec-Purpose: prefetch` (and `prefetch;prerender`), or the older `Purpose` / `X-Moz` spellings. */
+export const isSpeculative = (headers: Headers): boolean =>
+  [headers["sec-purpose"], headers["purpose"], headers["x-moz"]].some((value) => value !== undefined && /prefetch|prerender/i.test(value))
 
 /** What the handler needs back: the encoded body, plus facts for the request's log event. */
 export interface InitAnswer {
@@ -213,7 +219,7 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
           }
         }
 
-        if (sessions.enabled) {
+        if (sessions.enabled && request.pageView) {
           sessions.deliver({
             source: "init",
             revision: manifest.revision,
