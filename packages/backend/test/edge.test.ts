@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import http from "node:http"
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
@@ -61,6 +62,31 @@ describe.each(dialects)("edge behaviour [%s]", (dialect) => {
     })
     expect(response.status).toBe(413)
     expect((await response.json()).cause.code).toBe("PAYLOAD_TOO_LARGE")
+  })
+
+  it("stops reading a chunked body (no Content-Length) at the limit: no 2xx, and the server stays healthy", async () => {
+    // The Node server cuts the connection once the limit is passed (it cannot answer while the
+    // client is still sending); what matters is that the body is never buffered or processed.
+    const outcome = await new Promise<string>((resolve) => {
+      const url = new URL(`${server.url()}/subjects`)
+      const request = http.request(
+        { hostname: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json" } },
+        (response) => resolve(String(response.statusCode))
+      )
+      request.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"))
+      const chunk = Buffer.alloc(64 * 1024, "a")
+      let sent = 0
+      const pump = () => {
+        while (sent < 20 * 1024 * 1024) {
+          sent += chunk.length
+          if (!request.write(chunk)) return void request.once("drain", pump)
+        }
+        request.end()
+      }
+      pump()
+    })
+    expect(["413", "ECONNRESET", "EPIPE"]).toContain(outcome)
+    expect((await server.fetch("/status")).status).toBe(200)
   })
 
   it("echoes a well-formed x-request-id and generates one otherwise", async () => {

@@ -1,5 +1,5 @@
-import { HttpLayerRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Layer } from "effect"
+import { HttpIncomingMessage, HttpLayerRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Layer, Option } from "effect"
 import { MAX_BODY_BYTES, type ResolvedConfig, SvcConfig } from "../config/resolved.js"
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, corsHeaders, makeOriginPolicy } from "./cors.js"
 import { describeIssues } from "@svc/api"
@@ -11,6 +11,7 @@ import { openWideEvent } from "./wide-event.js"
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/
 
 const decoder = new TextDecoder()
+const maxBodySize = Option.some(MAX_BODY_BYTES)
 
 /**
  * The framework encodes its own request-decoding failures as `{ _tag, issues, message }` before
@@ -107,7 +108,12 @@ const EdgeMiddleware = HttpLayerRouter.middleware(
         } else if (Number(headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
           handled = Effect.succeed(errorResponse("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`))
         } else {
-          handled = app.pipe(Effect.catchAllCause(failureResponse), Effect.map(normalizeDecodeFailure))
+          // A body sent without Content-Length (chunked) is cut off at the same limit while it is read.
+          handled = app.pipe(
+            HttpIncomingMessage.withMaxBodySize(maxBodySize),
+            Effect.catchAllCause(failureResponse),
+            Effect.map(normalizeDecodeFailure)
+          )
         }
 
         return Effect.flatMap(handled, (raw) => {
