@@ -133,3 +133,18 @@ describe("defineConfig", () => {
     expect(() => defineConfig({ database, sessions: {} } as never)).toThrow(/sessions/)
   })
 })
+
+describe("configuration errors never quote secrets", () => {
+  it("reports wrongly typed keys without their values", () => {
+    const secret = "sk_live_TOPSECRET_0123456789"
+    const problems = problemsOf({
+      database: { dialect: "postgres", url: `postgres://svc:${secret}@db/svc`, bogus: 1 },
+      apiKeys: secret,
+      identityToken: { signingKey: 42, note: secret },
+      policySnapshot: secret
+    })
+    expect(problems.length).toBeGreaterThanOrEqual(3)
+    expect(problems.join("\n")).not.toContain(secret)
+    expect(problems.join("\n")).not.toMatch(/Expected undefined/)
+  })
+})

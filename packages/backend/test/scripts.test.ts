@@ -43,11 +43,14 @@ describe("script routes", () => {
     expect(prelude).toContain("\\u003c/script\\u003e")
   })
 
-  it("derives the backend URL from proxy headers", async () => {
+  it("takes https from X-Forwarded-Proto but never the host from X-Forwarded-Host", async () => {
+    const host = new URL(server.url()).host
     const body = await (await server.fetch("/svc.js", {
-      headers: { "x-forwarded-proto": "https", "x-forwarded-host": "consent.example.com" }
+      headers: { "x-forwarded-proto": "https", "x-forwarded-host": "evil.example" }
     })).text()
-    expect(embedded(body).backendURL).toBe("https://consent.example.com")
+    expect(embedded(body).backendURL).toBe(`https://${host}`)
+    const downgrade = await (await server.fetch("/svc.js", { headers: { "x-forwarded-proto": "gopher" } })).text()
+    expect(embedded(downgrade).backendURL).toBe(`http://${host}`)
   })
 
   it("sends an ETag and cache headers, and answers a matching If-None-Match with 304", async () => {

@@ -17,22 +17,37 @@ const formatPath = (prefix: string, path: ReadonlyArray<PropertyKey>) =>
     prefix
   )
 
+/** Paths whose values are secrets (or hold them): their problems never quote the value. */
+const secretPath = /^(apiKeys|database|policySnapshot|identityToken|legalDocumentSnapshot)\b|signingKey|password|secret|token/i
+
+/** The schema's message without the offending value: `Expected string, actual "…"` → `expected string`. */
+const withoutValue = (message: string): string =>
+  message.replace(/,\s*actual[\s\S]*$/, "").replace(/^Expected /, "expected ")
+
 /** One line per offending path; the alternatives of a literal union are folded into one line. */
 const formatIssues = (prefix: string, error: ParseResult.ParseError): Array<string> => {
   const byPath = new Map<string, Array<string>>()
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
     const path = formatPath(prefix, issue.path)
-    const message = issue._tag === "Unexpected" ? "unknown option" : issue.message
+    // "Expected undefined" is the other arm of an optional field: noise next to the real issue.
+    if (issue.message.startsWith("Expected undefined")) continue
+    const message = issue._tag === "Unexpected"
+      ? "unknown option"
+      : secretPath.test(path)
+      ? withoutValue(issue.message)
+      : issue.message
     byPath.set(path, [...(byPath.get(path) ?? []), message])
   }
   return Array.from(byPath, ([path, messages]) => {
     const expected = messages.map((m) => /^Expected (.+), actual (.+)$/.exec(m))
     const message = messages.length > 1 && expected.every((m) => m !== null)
-      ? `expected one of ${expected.map((m) => m![1]).join(", ")} (got ${expected[0]![2]})`
-      : messages.join("; ")
+      ? `expected one of ${expected.map((m) => m![1]).join(", ")} (got ${truncate(expected[0]![2]!)})`
+      : messages.map((m) => m.replace(/(, actual )([\s\S]*)$/, (_, lead: string, value: string) => lead + truncate(value))).join("; ")
     return path === "" ? message : `${path}: ${message}`
   })
 }
+
+const truncate = (value: string) => value.length > 80 ? `${value.slice(0, 77)}...` : value
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 

@@ -4,12 +4,21 @@ import { SvcConfig, type ResolvedConfig } from "../config/resolved.js"
 import { errorResponse } from "../http/error-response.js"
 import { type BundleKey, defaultBundlePath, makeBundleCache } from "./bundles.js"
 
-/** Origin the visitor's browser used, as far as proxies tell us. */
+/**
+ * Origin the visitor's browser used. The host is the request's own `Host` (caches key on it); an
+ * `X-Forwarded-Host` is never trusted, because the bundle is publicly cached and one forged header
+ * behind a cache that ignores `Vary` would send every visitor's saves elsewhere. A proxy that
+ * rewrites the host needs `script.backendURL` (as the spec says). `X-Forwarded-Proto` may only
+ * upgrade the scheme to https (TLS ends at the proxy); it can never point the bundle at another host.
+ */
 const requestOrigin = (request: HttpServerRequest.HttpServerRequest): string => {
   const headers = request.headers
-  const proto = headers["x-forwarded-proto"]?.split(",")[0]?.trim() ?? (headers["x-forwarded-ssl"] === "on" ? "https" : undefined)
-  const host = headers["x-forwarded-host"]?.split(",")[0]?.trim() ?? headers.host
-  if (host !== undefined) return `${proto ?? "http"}://${host}`
+  const forwardedHttps = headers["x-forwarded-proto"]?.split(",")[0]?.trim().toLowerCase() === "https"
+  const host = headers.host
+  if (host !== undefined && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) {
+    const scheme = forwardedHttps || request.originalUrl.startsWith("https:") ? "https" : "http"
+    return `${scheme}://${host}`
+  }
   try {
     return new URL(request.originalUrl).origin
   } catch {
@@ -39,7 +48,7 @@ export const ScriptRoutesLive = Layer.unwrapEffect(
         const headers = {
           etag: bundle.etag,
           "cache-control": "public, max-age=300, stale-while-revalidate=86400",
-          vary: "Host, X-Forwarded-Host, X-Forwarded-Proto"
+          vary: "Host, X-Forwarded-Proto"
         }
         if (request.headers["if-none-match"]?.split(",").some((t) => t.trim() === bundle.etag) === true) {
           return HttpServerResponse.empty({ status: 304, headers })
