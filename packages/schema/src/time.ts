@@ -4,7 +4,14 @@ import { ParseResult, Schema } from "effect"
 const isoPattern =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/
 
-const daysInMonth = (year: number, month: number): number => new Date(Date.UTC(year, month, 0)).getUTCDate()
+/** `Date.UTC` reads years 0–99 as 1900–1999; set the full year explicitly. */
+const utc = (year: number, month: number, day: number, hour = 0, minute = 0, second = 0, millis = 0): number => {
+  const date = new Date(Date.UTC(2000, 0, 1, hour, minute, second, millis))
+  date.setUTCFullYear(year, month, day)
+  return date.getTime()
+}
+
+const daysInMonth = (year: number, month: number): number => new Date(utc(year, month, 0)).getUTCDate()
 
 /**
  * Parses an ISO 8601 date or date-time strictly. `Date.parse` rolls impossible dates over
@@ -18,7 +25,7 @@ export const parseIsoDate = (input: string): Date | undefined => {
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined
   const [hour, minute, second] = [Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0)]
   if (hour > 23 || minute > 59 || second > 59) return undefined
-  if (m[4] === undefined) return new Date(Date.UTC(year, month - 1, day))
+  if (m[4] === undefined) return new Date(utc(year, month - 1, day))
   const millis = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, "0"))
   let offsetMinutes = 0
   const zone = m[8]
@@ -30,8 +37,7 @@ export const parseIsoDate = (input: string): Date | undefined => {
     if (oh > 23 || om > 59) return undefined
     offsetMinutes = sign * (oh * 60 + om)
   }
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000
-  return new Date(utc)
+  return new Date(utc(year, month - 1, day, hour, minute, second, millis) - offsetMinutes * 60_000)
 }
 
 /** True when the string is a bare calendar date (`2026-01-31`) without a time. */
