@@ -29,7 +29,7 @@ for (const name of requested.length > 0 ? requested : Object.keys(benches)) {
     continue
   }
   console.log(`\n== ${name}`)
-  const result = spawnSync(process.execPath, ["--import", "tsx", file], { stdio: "inherit", env: process.env })
+  const result = spawnSync(process.execPath, ["--conditions=@svc/source", "--import", "tsx", file], { stdio: "inherit", env: process.env })
   if (result.status !== 0) {
     failed++
     console.error(`== ${name} failed (exit ${result.status})`)

@@ -1,6 +1,8 @@
 import { defineProject } from "vitest/config"
+import { sourceResolution } from "../../vitest.shared.js"
 
 export default defineProject({
+  ...sourceResolution,
   test: {
     name: "backend",
     include: ["test/**/*.test.ts"],

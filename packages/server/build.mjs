@@ -14,6 +14,8 @@ await build({
   entryPoints: [new URL("./src/cli.ts", import.meta.url).pathname],
   outfile: new URL("./dist/cli.mjs", import.meta.url).pathname,
   bundle: true,
+  // Workspace packages are bundled from their TypeScript source.
+  conditions: ["@svc/source"],
   platform: "node",
   format: "esm",
   target: "node20",

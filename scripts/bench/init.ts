@@ -7,7 +7,7 @@
  * requests/s, p50/p99 latency, /init against the ceiling, and the server's peak RSS (VmHWM).
  * Targets: /init ≥ 25% of the ceiling, p99 < 5 ms at 32 connections, RSS < 200 MB.
  *
- *   npx tsx scripts/bench/init.ts        (or `npm run bench -- init`)
+ *   npx tsx --conditions=@svc/source scripts/bench/init.ts        (or `npm run bench -- init`)
  */
 import autocannon from "autocannon"
 import { type ChildProcess, spawn } from "node:child_process"

@@ -9,7 +9,7 @@
  * reads of a subject with 1 and with 200 consents. Prints requests/s, p99 and svc ÷ ceiling.
  * Targets on SQLite: saves ≥ 30% of the ceiling, reads ≥ 20%.
  *
- *   npx tsx scripts/bench/subjects.ts        (or `npm run bench -- subjects`)
+ *   npx tsx --conditions=@svc/source scripts/bench/subjects.ts        (or `npm run bench -- subjects`)
  */
 import autocannon from "autocannon"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"

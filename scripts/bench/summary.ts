@@ -3,7 +3,7 @@
  * Postgres, then GET /experiments/:id/summary on the real server over the whole range, a 7-day
  * window and a domain filter (median of several runs each).
  *
- *   npx tsx scripts/bench/summary.ts            (SVC_TEST_PG_URL, else postgres://postgres@127.0.0.1:5432/postgres)
+ *   npx tsx --conditions=@svc/source scripts/bench/summary.ts            (SVC_TEST_PG_URL, else postgres://postgres@127.0.0.1:5432/postgres)
  *   SVC_BENCH_ROWS=200000 npx tsx scripts/bench/summary.ts    (smaller run)
  *   SVC_BENCH_SKIP_PG=1 ...                                    (SQLite only)
  *   SVC_BENCH_KEEP=1 ...                                       (keep the SQLite file to inspect plans)
