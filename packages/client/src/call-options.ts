@@ -1,4 +1,16 @@
-import { checkHeaders, checkInteger, checkKnownKeys, checkRetry, type HeadersInput, isHeaderValue, isRecord, MAX_TIMER_MS, type RetrySettings } from "./checks.js"
+import {
+  checkHeaders,
+  checkInteger,
+  checkKnownKeys,
+  checkRetry,
+  guarded,
+  type HeadersInput,
+  isHeaderValue,
+  isRecord,
+  MAX_TIMER_MS,
+  type RetrySettings,
+  snapshot
+} from "./checks.js"
 import type { SvcIssue } from "./errors.js"
 import type { ResolvedOptions, SvcRetryOptions } from "./options.js"
 
@@ -31,8 +43,17 @@ const isAbortSignal = (u: unknown): u is AbortSignal =>
   isRecord(u) && typeof u["aborted"] === "boolean" && typeof u["addEventListener"] === "function" &&
   typeof u["removeEventListener"] === "function"
 
-/** Validates call options; issue paths start with `options`. */
+/**
+ * Validates call options; issue paths start with `options`. Never throws: a throwing getter or
+ * proxy anywhere in the options becomes an issue.
+ */
 export const resolveCall = (
+  input: unknown,
+  client: ResolvedOptions
+): { readonly call: ResolvedCall } | { readonly issues: ReadonlyArray<SvcIssue> } =>
+  guarded(["options"], () => checkCall(input, client), (issue) => ({ issues: [issue] }))
+
+const checkCall = (
   input: unknown,
   client: ResolvedOptions
 ): { readonly call: ResolvedCall } | { readonly issues: ReadonlyArray<SvcIssue> } => {
@@ -48,25 +69,38 @@ export const resolveCall = (
     }
   }
   const path = ["options"]
-  if (!isRecord(input)) return { issues: [{ path, message: "must be an object" }] }
-  const issues: Array<SvcIssue> = checkKnownKeys(input, known, path)
-  const { signal, timeoutMs, requestId } = input
-  if (signal !== undefined && !isAbortSignal(signal)) {
+  const unreadable: Array<SvcIssue> = []
+  const options = snapshot(input, path, unreadable, known)
+  if (options === undefined) return { issues: [{ path, message: "must be an object" }] }
+  if (unreadable.some((issue) => issue.path.length === path.length)) return { issues: unreadable }
+  const issues = checkKnownKeys(options, known, path)
+  const { signal, timeoutMs, requestId } = options
+  if (signal !== undefined && !guarded([...path, "signal"], () => isAbortSignal(signal), () => false)) {
     issues.push({ path: [...path, "signal"], message: "must be an AbortSignal" })
   }
   if (timeoutMs !== undefined) issues.push(...checkInteger(timeoutMs, [...path, "timeoutMs"], 1, MAX_TIMER_MS))
-  const headers = input["headers"] === undefined ? { issues: [], headers: {} } : checkHeaders(input["headers"], [...path, "headers"])
+  const headers = options["headers"] === undefined
+    ? { issues: [], headers: {} }
+    : checkHeaders(options["headers"], [...path, "headers"])
   issues.push(...headers.issues)
-  const retry = input["retry"] === undefined ? { issues: [], retry: client.retry } : checkRetry(input["retry"], [...path, "retry"], client.retry)
+  const retry = options["retry"] === undefined
+    ? { issues: [], retry: client.retry }
+    : checkRetry(options["retry"], [...path, "retry"], client.retry)
   issues.push(...retry.issues)
   if (
     requestId !== undefined &&
-    (typeof requestId !== "string" || requestId.length === 0 || requestId.length > 200 || !isHeaderValue(requestId) ||
-      requestId.trim() !== requestId)
+    (typeof requestId !== "string" || requestId.length === 0 || requestId.length > 200 || !isHeaderValue(requestId))
   ) {
-    issues.push({ path: [...path, "requestId"], message: "must be a non-empty header-safe string of at most 200 characters" })
+    issues.push({
+      path: [...path, "requestId"],
+      message: "must be a non-empty string of at most 200 visible ASCII characters (inner spaces allowed, " +
+        "no control or non-ASCII characters, no surrounding white space)"
+    })
   }
-  if (issues.length > 0) return { issues }
+  // A call option that could not be read is reported once, not again as invalid.
+  const skipped = new Set(unreadable.map((issue) => issue.path[1]))
+  const all = [...unreadable, ...issues.filter((issue) => !skipped.has(issue.path[1]))]
+  if (all.length > 0) return { issues: all }
   return {
     call: {
       signal: signal as AbortSignal | undefined,

@@ -12,6 +12,8 @@ import { isTransient } from "./retry.js"
 export interface AttemptContext {
   readonly requestId: string
   readonly response: HttpClientResponse.HttpClientResponse | undefined
+  /** The backend codes the method's contract declares; a body with one of them keeps its code. */
+  readonly documented?: ReadonlySet<string> | undefined
 }
 
 export const makeError = (init: {
@@ -68,6 +70,17 @@ export const unexpectedResponse = (
   Effect.map(Effect.option(context.response.arrayBuffer), (body) => {
     const { status } = context.response
     const server = serverBody(body._tag === "Some" ? body.value : undefined)
+    if (status >= 400 && server.code !== undefined && context.documented?.has(server.code) === true) {
+      // A documented code whose body the contract could not decode (a STALE_POLICY without a
+      // string reason): still that code, never "undocumented".
+      return makeError({
+        code: server.code as SvcErrorCode,
+        message: server.message ?? `The backend answered HTTP ${status} with code ${server.code}`,
+        status,
+        requestId: context.requestId,
+        reason: server.code === "STALE_POLICY" ? knownReason(server.reason) : undefined
+      })
+    }
     const contentType = context.response.headers["content-type"]
     const message = server.code !== undefined
       ? `The backend answered HTTP ${status} with code ${server.code}, which is not documented for this call` +
@@ -84,7 +97,7 @@ export const unexpectedResponse = (
   })
 
 export const classifyFailure = (error: unknown, context: AttemptContext): Effect.Effect<SvcError> => {
-  const { response, requestId } = context
+  const { response, requestId, documented } = context
   const code = backendCodeOf(error)
   if (code !== undefined && response !== undefined) {
     return Effect.succeed(makeError({
@@ -125,7 +138,7 @@ export const classifyFailure = (error: unknown, context: AttemptContext): Effect
   }
   if (response !== undefined) {
     return unexpectedResponse(
-      { requestId, response },
+      { requestId, response, documented },
       ParseResult.isParseError(error) ? describeParseError(error) : undefined
     )
   }

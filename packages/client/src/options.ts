@@ -4,11 +4,12 @@ import {
   checkKnownKeys,
   checkRetry,
   defaultRetry,
+  guarded,
   type HeadersInput,
   isHeaderValue,
-  isRecord,
   MAX_TIMER_MS,
-  type RetrySettings
+  type RetrySettings,
+  snapshot
 } from "./checks.js"
 import { SvcConfigurationError, type SvcIssue } from "./errors.js"
 import type { SvcEvent } from "./events.js"
@@ -91,22 +92,48 @@ const checkBaseUrl = (
   return { issues, baseUrl: url.href.replace(/\/+$/, "") }
 }
 
-/** Validates every option and throws one `SvcConfigurationError` listing all problems. */
-export const resolveOptions = (options: unknown): ResolvedOptions => {
-  if (!isRecord(options)) {
-    throw new SvcConfigurationError([{ path: [], message: "options must be an object with at least baseUrl" }])
+/**
+ * Validates every option and throws one `SvcConfigurationError` listing all problems. Options are
+ * read once; a throwing getter or proxy anywhere becomes an issue, never another exception.
+ */
+export const resolveOptions = (input: unknown): ResolvedOptions => {
+  let result: ResolvedOptions | ReadonlyArray<SvcIssue>
+  try {
+    result = checkOptions(input)
+  } catch (error) {
+    // Last line of defence: whatever escaped the guarded reads is still a configuration error.
+    result = guarded([], () => {
+      throw error
+    }, (issue) => [issue])
   }
-  const issues: Array<SvcIssue> = checkKnownKeys(options, knownOptions, [])
+  if (Array.isArray(result)) throw new SvcConfigurationError(result)
+  return result as ResolvedOptions
+}
+
+const checkOptions = (input: unknown): ResolvedOptions | ReadonlyArray<SvcIssue> => {
+  const unreadable: Array<SvcIssue> = []
+  const options = snapshot(input, [], unreadable, knownOptions)
+  if (options === undefined) return [{ path: [], message: "options must be an object with at least baseUrl" }]
+  if (unreadable.some((issue) => issue.path.length === 0)) return unreadable
+  const issues = checkKnownKeys(options, knownOptions, [])
 
   const apiKey = options["apiKey"]
   if (apiKey !== undefined) {
     if (typeof apiKey !== "string" || apiKey.length === 0) {
       issues.push({ path: ["apiKey"], message: "must be a non-empty string" })
-    } else if (!isHeaderValue(apiKey) || apiKey.trim() !== apiKey) {
-      issues.push({ path: ["apiKey"], message: "must not contain line breaks or surrounding white space" })
+    } else if (!isHeaderValue(apiKey)) {
+      // Never the key itself: it is a secret.
+      issues.push({
+        path: ["apiKey"],
+        message: "must contain only visible ASCII characters (inner spaces allowed), with no control or " +
+          "non-ASCII characters and no surrounding white space"
+      })
     }
   }
-  const base = checkBaseUrl(options["baseUrl"], apiKey !== undefined)
+  const base = guarded(["baseUrl"], () => checkBaseUrl(options["baseUrl"], apiKey !== undefined), (issue) => ({
+    issues: [issue],
+    baseUrl: ""
+  }))
   issues.push(...base.issues)
 
   const fetchOption = options["fetch"]
@@ -123,7 +150,9 @@ export const resolveOptions = (options: unknown): ResolvedOptions => {
   const timeoutMs = options["timeoutMs"] ?? 10_000
   issues.push(...checkInteger(timeoutMs, ["timeoutMs"], 1, MAX_TIMER_MS))
 
-  const retry = options["retry"] === undefined ? { issues: [], retry: defaultRetry } : checkRetry(options["retry"], ["retry"], defaultRetry)
+  const retry = options["retry"] === undefined
+    ? { issues: [], retry: defaultRetry }
+    : checkRetry(options["retry"], ["retry"], defaultRetry)
   issues.push(...retry.issues)
 
   const onEvent = options["onEvent"]
@@ -131,7 +160,10 @@ export const resolveOptions = (options: unknown): ResolvedOptions => {
     issues.push({ path: ["onEvent"], message: "must be a function" })
   }
 
-  if (issues.length > 0) throw new SvcConfigurationError(issues)
+  // An option that could not be read is reported once, not again as missing or invalid.
+  const skipped = new Set(unreadable.map((issue) => issue.path[0]))
+  const all = [...unreadable, ...issues.filter((issue) => !skipped.has(issue.path[0]))]
+  if (all.length > 0) return all
   return {
     baseUrl: base.baseUrl,
     apiKey: apiKey as string | undefined,

@@ -4,6 +4,7 @@ import type { ResolvedCall } from "./call-options.js"
 import { CurrentCall, type CallState, type SvcApiClient, versionHeaders } from "./effect-client.js"
 import { SvcError, type SvcErrorCode, type SvcIssue, formatIssue } from "./errors.js"
 import { emit } from "./events.js"
+import { documentedCodes } from "./documented.js"
 import { classifyFailure, makeError, unexpectedResponse } from "./failures.js"
 import type { ResolvedOptions } from "./options.js"
 import type { SvcResult, SvcSuccess } from "./result.js"
@@ -53,7 +54,8 @@ const attemptEffect = <A>(
   runtime: Runtime,
   operation: Operation<A>,
   requestId: string,
-  state: CallState
+  state: CallState,
+  documented: ReadonlySet<string> = documentedCodes(operation.method, operation.route)
 ): Effect.Effect<Outcome<A>> =>
   operation.send(runtime.api).pipe(
     Effect.provideService(CurrentCall, state),
@@ -76,11 +78,11 @@ const attemptEffect = <A>(
           requestId
         }))
       },
-      onFailure: (error) => classifyFailure(error, { requestId, response: state.response })
+      onFailure: (error) => classifyFailure(error, { requestId, response: state.response, documented })
     }),
     Effect.catchAllDefect((defect) => {
       const { response } = state
-      if (response !== undefined) return unexpectedResponse({ requestId, response }, "could not be decoded")
+      if (response !== undefined) return unexpectedResponse({ requestId, response, documented }, "could not be decoded")
       return Effect.succeed(makeError({
         code: "NETWORK_ERROR",
         message: `The request failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`,
@@ -186,8 +188,8 @@ export const run = async <A, C extends SvcErrorCode>(
   call: ResolvedCall
 ): Promise<SvcResult<A, C>> => {
   const { signal, requestId } = call
-  if (signal?.aborted === true) return failure(abortedError(signal, undefined)) as SvcResult<A, C>
   try {
+    if (signal?.aborted === true) return failure(abortedError(signal, undefined)) as SvcResult<A, C>
     for (let number = 0;; number++) {
       const { outcome, response } = await attempt(runtime, operation, call, number)
       if (outcome === "aborted") return failure(abortedError(signal!, requestId)) as SvcResult<A, C>

@@ -109,8 +109,16 @@ export const checkTypeList = (value: unknown, path: Path): Array<SvcIssue> => {
 /** An optional header-valued input. */
 export const checkHeaderInput = (value: unknown, path: Path, pattern?: RegExp): Array<SvcIssue> => {
   if (value === undefined) return []
-  if (typeof value !== "string" || value.length === 0 || value.length > 256 || !isHeaderValue(value)) {
-    return [{ path, message: "must be a non-empty string of at most 256 characters without line breaks" }]
+  // Surrounding spaces and tabs are harmless (fetch strips them); what remains must be a valid value.
+  if (
+    typeof value !== "string" || value.length > 256 || !isHeaderValue(value.replace(/^[\t ]+|[\t ]+$/g, "")) ||
+    value.trim().length === 0
+  ) {
+    return [{
+      path,
+      message: "must be a non-empty string of at most 256 visible ASCII characters (inner spaces allowed, " +
+        "no control or non-ASCII characters)"
+    }]
   }
   return pattern === undefined || pattern.test(value) ? [] : [{ path, message: `must match ${pattern.source}` }]
 }

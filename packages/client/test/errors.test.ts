@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { documentedCodes } from "../src/documented.js"
 import { createSvcClient, isSvcError, SvcError, unwrap } from "../src/index.js"
 import { checkBody, manifestBody, statusBody, subjectId, subjectViewBody } from "./support/fixtures.js"
 import { type FakeServer, html, reply, replyError, startFakeServer } from "./support/fake-server.js"
@@ -75,6 +76,53 @@ describe("backend errors", () => {
     const error = await failed(client().subjects.create(save))
     expect(error.code).toBe("STALE_POLICY")
     expect(error.reason).toBeUndefined()
+  })
+
+  it("STALE_POLICY with a missing or non-string reason is still STALE_POLICY, reason undefined", async () => {
+    const bodies = [
+      { message: "stale", cause: { code: "STALE_POLICY" } },
+      { message: "stale", cause: { code: "STALE_POLICY", reason: 7 } },
+      { message: "stale", cause: { code: "STALE_POLICY", reason: null } },
+      { message: "stale", cause: { code: "STALE_POLICY", reason: { nested: true } } }
+    ]
+    for (const body of bodies) {
+      server.queue(reply(422, body))
+      const error = await failed(client().subjects.create(save))
+      expect(error).toMatchObject({ code: "STALE_POLICY", status: 422, retryable: false, serverCode: undefined })
+      expect(error.reason).toBeUndefined()
+      expect(error.message).toBe("stale")
+      expect(error.message).not.toContain("not documented")
+    }
+  })
+
+  it("the documented codes are read from the contract for every method's route", () => {
+    const routes: Array<[string, string, string]> = [
+      ["GET", "/status", "INTERNAL_ERROR"],
+      ["GET", "/init", "INTERNAL_ERROR"],
+      ["GET", "/manifest", "INTERNAL_ERROR"],
+      ["GET", "/consents/check", "UNAUTHORIZED"],
+      ["PATCH", "/subjects/:id", "IDENTITY_CONFLICT"],
+      ["GET", "/subjects/:id", "NOT_FOUND"],
+      ["POST", "/subjects", "STALE_POLICY"],
+      ["GET", "/subjects", "UNAUTHORIZED"],
+      ["PUT", "/legal-documents/:type/current", "CONFLICT"],
+      ["GET", "/experiments/:id/summary", "UNAUTHORIZED"]
+    ]
+    for (const [method, route, code] of routes) expect(documentedCodes(method, route).has(code)).toBe(true)
+    expect(documentedCodes("GET", "/subjects/:id").has("STALE_POLICY")).toBe(false)
+    expect(documentedCodes("GET", "/nowhere").size).toBe(0)
+  })
+
+  it("a documented code whose body does not decode keeps its code (never reported as undocumented)", async () => {
+    // NOT_FOUND is documented for subjects.get; a non-string message fails the contract's decode.
+    server.queue(reply(404, { message: 42, cause: { code: "NOT_FOUND" } }))
+    const error = await failed(client().subjects.get(subjectId))
+    expect(error).toMatchObject({ code: "NOT_FOUND", status: 404, serverCode: undefined })
+    expect(error.message).not.toContain("not documented")
+    // The same code where the method does not document it stays undocumented.
+    server.queue(reply(422, { message: "stale", cause: { code: "STALE_POLICY" } }))
+    const other = await failed(client().subjects.get(subjectId))
+    expect(other).toMatchObject({ code: "UNEXPECTED_RESPONSE", serverCode: "STALE_POLICY", status: 422 })
   })
 })
 

@@ -9,7 +9,7 @@ import { createIdentityToken, createSvcClient, type SvcClient, unwrap } from "..
 
 const apiKey = "live-test-key"
 const signingKey = "live-identity-signing-key-0123456789"
-const preferences = { necessary: true, measurement: true, marketing: false, functionality: true, experience: false }
+const preferences = { necessary: true, measurement: true, marketing: false, functionality: true, experience: false } as const
 const newSubjectId = () => `sub_${crypto.randomUUID().replaceAll("-", "")}`
 
 let server: RunningServer

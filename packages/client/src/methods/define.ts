@@ -1,5 +1,6 @@
 import type { Brand, Effect } from "effect"
-import { resolveCall, type SvcCallOptions } from "../call-options.js"
+import { resolveCall } from "../call-options.js"
+import { guarded } from "../checks.js"
 import type { BackendCodeOf, ClientErrorCode, SvcErrorCode, SvcIssue } from "../errors.js"
 import type { SvcResult } from "../result.js"
 import { firstPerPath } from "../validate.js"
@@ -49,16 +50,16 @@ export const defineMethod = <Args extends ReadonlyArray<unknown>, A, C extends S
   if (spec.needsKey && runtime.options.apiKey === undefined) {
     return Promise.resolve(missingApiKey(spec.name) as SvcResult<A, C>)
   }
-  const resolved = resolveCall(args[arity] as SvcCallOptions | undefined, runtime.options)
+  // Options and inputs with throwing getters or proxies: still a result, never a throw or rejection.
+  const resolved = guarded(["options"], () => resolveCall(args[arity], runtime.options), (issue) => ({
+    issues: [issue]
+  }))
   if ("issues" in resolved) return Promise.resolve(invalidInput(resolved.issues) as SvcResult<A, C>)
-  let prepared: Operation<A> | ReadonlyArray<SvcIssue>
-  try {
-    prepared = spec.prepare(...(args.slice(0, arity) as unknown as Args))
-  } catch (error) {
-    // Inputs with throwing getters or proxies: still a result, never a rejection.
-    const detail = error instanceof Error ? error.message : String(error)
-    prepared = [{ path: [], message: `could not be read: ${detail}` }]
-  }
+  const prepared = guarded<Operation<A> | ReadonlyArray<SvcIssue>>(
+    [],
+    () => spec.prepare(...(args.slice(0, arity) as unknown as Args)),
+    (issue) => [issue]
+  )
   if (Array.isArray(prepared)) return Promise.resolve(invalidInput(firstPerPath(prepared)) as SvcResult<A, C>)
   return run<A, C>(runtime, prepared as Operation<A>, resolved.call)
 }
