@@ -113,18 +113,41 @@ export const StalePolicyWire = Schema.transformOrFail(
   }
 ).annotations({ ...HttpApiSchema.annotations({ status: 422 }), identifier: "STALE_POLICY", title: "STALE_POLICY" })
 
-/** `path.to.field: what was wrong` for each issue, at most five, on one line. */
+/** The most of a sent value (or key) an error message repeats. */
+const MAX_ECHO = 80
+
+const clip = (text: string) => (text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text)
+
+/** Shortens the value a message echoes (`..., actual <value>` / `got <value>`) to {@link MAX_ECHO} characters. */
+const clipMessage = (message: string) => message.replace(/(\bactual |\bgot )([\s\S]*)$/, (_, lead: string, value: string) => lead + clip(value))
+
+const isExpectedUndefined = (message: string) => message.startsWith("Expected undefined")
+
+/**
+ * `path.to.field: what was wrong` for each issue, at most five, on one line. An optional field
+ * also fails its "Expected undefined" alternative; that issue is dropped when the same path has
+ * a real one. Echoed values and keys are cut to 80 characters.
+ */
 export const describeIssues = (
   issues: ReadonlyArray<{ readonly path: ReadonlyArray<unknown>; readonly message: string }>
 ): string => {
-  const parts = issues.slice(0, 5).map((issue) => {
-    const path = issue.path.filter((p) => typeof p !== "symbol").join(".")
-    return path === "" ? issue.message : `${path}: ${issue.message}`
-  })
-  const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : ""
+  const described = issues.map((issue) => ({
+    path: issue.path.filter((p) => typeof p !== "symbol").map((p) => clip(String(p))).join("."),
+    message: issue.message
+  }))
+  const informative = described.filter((issue) =>
+    !isExpectedUndefined(issue.message) ||
+    !described.some((other) =>
+      other !== issue && !isExpectedUndefined(other.message) &&
+      (other.path === issue.path || other.path.startsWith(issue.path === "" ? "" : `${issue.path}.`))
+    )
+  )
+  const parts = informative.slice(0, 5).map(({ message, path }) =>
+    path === "" ? clipMessage(message) : `${path}: ${clipMessage(message)}`
+  )
+  const more = informative.length > 5 ? ` (and ${informative.length - 5} more)` : ""
   return parts.length === 0 ? "Invalid request" : `Invalid request: ${parts.join("; ")}${more}`
 }
-
 
 export const InvalidRequestWire = wire(InvalidRequest)
 export const UnauthorizedWire = wire(Unauthorized)

@@ -8,8 +8,16 @@ export type OptionalCategory = typeof OptionalCategory.Type
 export const Category = Schema.Literal("necessary", ...OptionalCategories).annotations({ identifier: "Category" })
 export type Category = typeof Category.Type
 
-/** Category choices as sent on a save: `{ measurement: true, marketing: false, ... }`. */
-export const Preferences = Schema.Record({ key: Category, value: Schema.Boolean }).annotations({
-  identifier: "Preferences"
-})
+/**
+ * Category choices: any subset of the five keys, `{ measurement: true, marketing: false }`. A save
+ * names only the categories the visitor was asked about; `necessary` may be sent but is always
+ * applied as `true` (`appliedPreferences` says so). Unknown keys are refused.
+ */
+export const Preferences = Schema.Struct({
+  necessary: Schema.optional(Schema.Boolean),
+  measurement: Schema.optional(Schema.Boolean),
+  marketing: Schema.optional(Schema.Boolean),
+  functionality: Schema.optional(Schema.Boolean),
+  experience: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "Preferences", parseOptions: { onExcessProperty: "error" } })
 export type Preferences = typeof Preferences.Type

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { OptionalCategory, Preferences } from "./categories.js"
-import { ConsentId, Domain, ExternalId, SubjectId } from "./ids.js"
+import { ConsentId, Domain, ExternalId, SafeText, SubjectId, Token } from "./ids.js"
 import { ExperimentArm, Journey } from "./manifest.js"
 import { Timestamp, TimeInput } from "./time.js"
 import { VendorId } from "./vendors.js"
@@ -35,10 +35,19 @@ export const Receipt = Schema.Struct({ value: Schema.Boolean, confirmedAt: Times
 })
 export type Receipt = typeof Receipt.Type
 
-export const VendorGrants = Schema.Record({ key: VendorId, value: Schema.Boolean }).annotations({
+/** Vendor id to grant, as answered (stored maps are shown as stored). */
+export const VendorGrants = Schema.Record({ key: Schema.String, value: Schema.Boolean }).annotations({
   identifier: "VendorGrants"
 })
-export const VendorChoiceInput = Schema.Struct({ grants: VendorGrants, confirmedAt: TimeInput })
+/**
+ * Vendor id to grant, as sent. A key that is not a valid `VendorId` (reserved, too long, padded,
+ * control characters) is refused rather than skipped: a record silently drops keys its key schema rejects.
+ */
+export const VendorGrantsInput = Schema.Record({ key: VendorId, value: Schema.Boolean }).annotations({
+  identifier: "VendorGrantsInput",
+  parseOptions: { onExcessProperty: "error" }
+})
+export const VendorChoiceInput = Schema.Struct({ grants: VendorGrantsInput, confirmedAt: TimeInput })
 export const VendorChoice = Schema.Struct({ grants: VendorGrants, confirmedAt: Timestamp }).annotations({
   identifier: "VendorChoice"
 })
@@ -52,14 +61,14 @@ const SaveConsentFields = Schema.Struct({
   preferences: Schema.optional(Preferences),
   receipts: Schema.optional(Schema.partial(Schema.Record({ key: OptionalCategory, value: ReceiptInput }))),
   vendorChoice: Schema.optional(VendorChoiceInput),
-  policySnapshotToken: Schema.optional(Schema.String.pipe(Schema.maxLength(4096))),
+  policySnapshotToken: Schema.optional(SafeText(4096)),
   journey: Schema.optional(Journey),
   externalSubjectId: Schema.optional(ExternalId),
-  identityProvider: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))),
-  identityToken: Schema.optional(Schema.String.pipe(Schema.maxLength(4096))),
-  policyHash: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))),
-  policyId: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))),
-  documentSnapshotToken: Schema.optional(Schema.String.pipe(Schema.maxLength(4096))),
+  identityProvider: Schema.optional(Token(64)),
+  identityToken: Schema.optional(SafeText(4096)),
+  policyHash: Schema.optional(Token(255)),
+  policyId: Schema.optional(Token(64)),
+  documentSnapshotToken: Schema.optional(SafeText(4096)),
   experiment: Schema.optional(ExperimentArm),
   action: Schema.optional(ConsentAction),
   surface: Schema.optional(ConsentSurface),
@@ -145,8 +154,8 @@ export type SubjectView = typeof SubjectView.Type
 /** `PATCH /subjects/:id` body. */
 export const LinkIdentityRequest = Schema.Struct({
   externalId: ExternalId,
-  identityProvider: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))),
-  identityToken: Schema.optional(Schema.String.pipe(Schema.maxLength(4096)))
+  identityProvider: Schema.optional(Token(64)),
+  identityToken: Schema.optional(SafeText(4096))
 }).annotations({ identifier: "LinkIdentityRequest" })
 export type LinkIdentityRequest = typeof LinkIdentityRequest.Type
 

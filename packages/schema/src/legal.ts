@@ -1,12 +1,12 @@
 import { Schema } from "effect"
 import { LegalDocumentType } from "./consent.js"
-import { LegalReleaseId } from "./ids.js"
+import { LegalReleaseId, Token } from "./ids.js"
 import { Timestamp, TimeInput } from "./time.js"
 
 /** `PUT /legal-documents/:type/current` body. */
 export const PublishLegalDocumentRequest = Schema.Struct({
-  version: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)),
-  hash: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)),
+  version: Token(64),
+  hash: Token(255),
   effectiveDate: TimeInput
 }).annotations({ identifier: "PublishLegalDocumentRequest" })
 export type PublishLegalDocumentRequest = typeof PublishLegalDocumentRequest.Type

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { MatchedBy, PolicyModel, PolicyPack, PolicyRule } from "./policy.js"
+import { Token } from "./ids.js"
 import { Gvl, Vendor } from "./vendors.js"
 
 export const Hosting = Schema.Literal("self-hosted", "managed").annotations({ identifier: "Hosting" })
@@ -86,15 +87,15 @@ export const Location = Schema.Struct({
 }).annotations({ identifier: "Location" })
 
 export const Journey = Schema.Struct({
-  id: Schema.optional(Schema.String.pipe(Schema.maxLength(128))),
-  scope: Schema.optional(Schema.String.pipe(Schema.maxLength(128))),
-  stored: Schema.optional(Schema.String.pipe(Schema.maxLength(128)))
+  id: Schema.optional(Token(128)),
+  scope: Schema.optional(Token(128)),
+  stored: Schema.optional(Token(128))
 }).annotations({ identifier: "Journey" })
 export type Journey = typeof Journey.Type
 
 export const ExperimentArm = Schema.Struct({
-  id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)),
-  arm: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128))
+  id: Token(128),
+  arm: Token(128)
 }).annotations({ identifier: "ExperimentArm" })
 export type ExperimentArm = typeof ExperimentArm.Type
 

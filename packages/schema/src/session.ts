@@ -1,22 +1,23 @@
 import { Schema } from "effect"
+import { SafeText } from "./ids.js"
 import { Journey, LanguageCode, ResolutionStatus } from "./manifest.js"
 import { MatchedBy, PolicyModel } from "./policy.js"
 
 export const SessionSource = Schema.Literal("route", "render", "init").annotations({ identifier: "SessionSource" })
 
 const SessionReportFields = {
-  revision: Schema.String.pipe(Schema.maxLength(128)),
+  revision: SafeText(128),
   resolution: ResolutionStatus,
   policy: Schema.NullOr(
     Schema.Struct({
-      id: Schema.String.pipe(Schema.maxLength(64)),
-      fingerprint: Schema.String.pipe(Schema.maxLength(128)),
+      id: SafeText(64),
+      fingerprint: SafeText(128),
       matchedBy: MatchedBy,
       model: PolicyModel
     })
   ),
-  country: Schema.String.pipe(Schema.maxLength(8)),
-  region: Schema.NullOr(Schema.String.pipe(Schema.maxLength(16))),
+  country: SafeText(8),
+  region: Schema.NullOr(SafeText(16)),
   language: LanguageCode,
   gpc: Schema.Boolean,
   journey: Schema.optional(Journey)

@@ -1,9 +1,15 @@
 import { Schema } from "effect"
 import { Category } from "./categories.js"
+import { Token } from "./ids.js"
 
-export const VendorId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)).annotations({
-  identifier: "VendorId"
-})
+/** Keys a plain object cannot hold as data: a grant map keyed by one would lose it silently. */
+export const reservedVendorIds: ReadonlyArray<string> = ["__proto__", "constructor", "prototype"]
+
+export const VendorId = Token(128).pipe(
+  Schema.filter((id) => !reservedVendorIds.includes(id), {
+    message: (issue) => `${JSON.stringify(issue.actual)} is reserved and cannot be a vendor id`
+  })
+).annotations({ identifier: "VendorId" })
 
 /** A vendor offered for vendor-level consent outside IAB. */
 export const Vendor = Schema.Struct({

@@ -1,11 +1,14 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
   ConsentCheck,
+  Domain,
   ExperimentSummary,
   ExternalId,
   LegalDocumentType,
   PublishLegalDocumentRequest,
-  PublishLegalDocumentResponse
+  PublishLegalDocumentResponse,
+  SafeString,
+  Token
 } from "@svc/schema"
 import { Schema } from "effect"
 import { ConflictWire } from "../errors.js"
@@ -14,7 +17,7 @@ import { ApiKeyAuth } from "../security.js"
 export class ConsentsGroup extends HttpApiGroup.make("consents")
   .add(
     HttpApiEndpoint.get("check", "/consents/check")
-      .setUrlParams(Schema.Struct({ externalId: ExternalId, type: Schema.String.pipe(Schema.minLength(1)) }))
+      .setUrlParams(Schema.Struct({ externalId: ExternalId, type: SafeString.pipe(Schema.minLength(1)) }))
       .addSuccess(ConsentCheck)
       .annotate(OpenApi.Summary, "hasConsent and isLatestPolicy per requested type, from verified links only")
   )
@@ -23,12 +26,12 @@ export class ConsentsGroup extends HttpApiGroup.make("consents")
 export class ExperimentsGroup extends HttpApiGroup.make("experiments")
   .add(
     HttpApiEndpoint.get("summary", "/experiments/:id/summary")
-      .setPath(Schema.Struct({ id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)) }))
+      .setPath(Schema.Struct({ id: Token(128) }))
       .setUrlParams(
         Schema.Struct({
-          from: Schema.optional(Schema.String),
-          to: Schema.optional(Schema.String),
-          domain: Schema.optional(Schema.String)
+          from: Schema.optional(SafeString),
+          to: Schema.optional(SafeString),
+          domain: Schema.optional(Domain)
         })
       )
       .addSuccess(ExperimentSummary)

@@ -1,23 +1,27 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { InitResponse, LanguageCode, Manifest, SessionReportInput } from "@svc/schema"
+import { InitResponse, LanguageCode, Manifest, noSurroundingWhiteSpace, SafeString, SessionReportInput } from "@svc/schema"
 import { Schema } from "effect"
 
 const optionalString = Schema.optional(Schema.String)
+/** A query input: never a control character (a NUL would otherwise be echoed or reach a database). */
+const queryString = Schema.optional(SafeString)
+/** Journey parts are echoed and then saved with the consent: no surrounding white space either. */
+const journeyPart = Schema.optional(noSurroundingWhiteSpace(SafeString))
 
 /** `/init` inputs: every one travels in the query so a cross-origin browser call needs no preflight. */
 export const InitQuery = Schema.Struct({
-  v: optionalString,
-  contract: optionalString,
-  country: optionalString,
-  region: optionalString,
-  gpc: optionalString,
-  experiment: optionalString,
-  journey: optionalString,
-  journeyScope: optionalString,
-  stored: optionalString,
-  svcJourney: optionalString,
-  svcJourneyScope: optionalString,
-  svcStored: optionalString
+  v: queryString,
+  contract: queryString,
+  country: queryString,
+  region: queryString,
+  gpc: queryString,
+  experiment: queryString,
+  journey: journeyPart,
+  journeyScope: journeyPart,
+  stored: journeyPart,
+  svcJourney: journeyPart,
+  svcJourneyScope: journeyPart,
+  svcStored: journeyPart
 })
 
 /** The same inputs as headers; the query wins. Header keys are lower case (framework rule). */

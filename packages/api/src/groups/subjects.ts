@@ -4,6 +4,7 @@ import {
   LinkIdentityRequest,
   LinkIdentityResponse,
   SaveConsentRequest,
+  SafeString,
   SaveConsentResponse,
   SubjectId,
   SubjectList,
@@ -37,7 +38,7 @@ export class SubjectsGroup extends HttpApiGroup.make("subjects")
   .add(
     HttpApiEndpoint.get("get", "/subjects/:id")
       .setPath(Schema.Struct({ id: SubjectId }))
-      .setUrlParams(Schema.Struct({ type: Schema.optional(Schema.String) }))
+      .setUrlParams(Schema.Struct({ type: Schema.optional(SafeString) }))
       .addSuccess(SubjectView)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "A subject's consents and merged choices (the subject id is the capability)")
