@@ -69,17 +69,16 @@ export const subjectVendorChoiceOf = (
     }
   }
   if (decisions.size === 0) return null
-  const grants: Record<string, boolean> = {}
+  // Built with Object.fromEntries: it defines own properties, so no vendor id (not even
+  // "__proto__" from an old row) is swallowed by an assignment to the prototype.
   let confirmedAt = Number.POSITIVE_INFINITY
-  for (const [vendor, decision] of decisions) {
-    grants[vendor] = decision.grant
-    confirmedAt = Math.min(confirmedAt, decision.confirmedAt)
-  }
-  const derived: Record<string, boolean> = {}
-  for (const vendor of declared) {
-    if (decisions.has(vendor.id)) continue
-    derived[vendor.id] = vendor.category === "necessary" ? true : choice?.categories[vendor.category]?.value ?? false
-  }
+  for (const decision of decisions.values()) confirmedAt = Math.min(confirmedAt, decision.confirmedAt)
+  const grants: Record<string, boolean> = Object.fromEntries([...decisions].map(([vendor, decision]) => [vendor, decision.grant]))
+  const derived: Record<string, boolean> = Object.fromEntries(
+    declared
+      .filter((vendor) => !decisions.has(vendor.id))
+      .map((vendor) => [vendor.id, vendor.category === "necessary" ? true : choice?.categories[vendor.category]?.value ?? false])
+  )
   return { grants, confirmedAt: new Date(confirmedAt), derived }
 }
 

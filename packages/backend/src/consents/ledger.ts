@@ -32,7 +32,6 @@ import { DEFAULT_IDENTITY_PROVIDER, IdentityLinks } from "../subjects/identity-l
 import { SubjectsRepo, type SubjectRow } from "../subjects/repository.js"
 import { type ActDecision, actDigest, actKey, decisionOf } from "./act.js"
 import {
-  byAct,
   isLatestPolicy,
   isValidFor,
   parseTypeList,
@@ -373,11 +372,13 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           readConsentRow
         )
         const context = yield* policyContext(all)
-        const results: Record<string, { hasConsent: boolean; isLatestPolicy: boolean }> = {}
-        for (const type of types) {
-          const ofType = all.filter((c) => c.type === type).sort(byAct)
-          results[type] = { hasConsent: ofType.length > 0, isLatestPolicy: ofType.some((c) => isLatestPolicy(c, context)) }
-        }
+        // Object.fromEntries: a type named "__proto__" is answered, not swallowed by the prototype.
+        const results: Record<string, { hasConsent: boolean; isLatestPolicy: boolean }> = Object.fromEntries(
+          types.map((type) => {
+            const ofType = all.filter((c) => c.type === type)
+            return [type, { hasConsent: ofType.length > 0, isLatestPolicy: ofType.some((c) => isLatestPolicy(c, context)) }]
+          })
+        )
         return { results }
       })
 

@@ -1,6 +1,6 @@
 import type { InitQuery } from "@svc/api"
-import type { ExperimentArm, Journey } from "@svc/schema"
-import { Effect, Option } from "effect"
+import type { ExperimentArm, Journey, SessionReport } from "@svc/schema"
+import { Effect, FiberRef, LogLevel, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { clientIp } from "../http/client-ip.js"
 import { normalizeCountry, normalizeRegion, requestLocation } from "../http/location.js"
@@ -8,7 +8,7 @@ import { parseVendorHeader, VendorList } from "./gvl.js"
 import { makeLanguageNegotiator } from "./language.js"
 import { PolicyManifest, translationsForRule } from "./manifest.js"
 import { type Resolution, PolicyResolver } from "./resolver.js"
-import { SessionReports } from "./sessions.js"
+import { logReport, SessionReports } from "./sessions.js"
 import { PolicySnapshots } from "./snapshots.js"
 
 type Headers = Readonly<Record<string, string | undefined>>
@@ -74,11 +74,14 @@ export const parseExperiment = (value: string): ExperimentArm | null => {
   try {
     const id = decodeURIComponent(value.slice(0, at))
     const arm = decodeURIComponent(value.slice(at + 1))
-    return id.length <= 128 && arm.length >= 1 && arm.length <= 128 ? { id, arm } : null
+    return isToken(id) && isToken(arm) ? { id, arm } : null
   } catch {
     return null
   }
 }
+
+/** What a save accepts as an experiment id or arm (`Token(128)`): one echoed by /init must be savable. */
+const isToken = (s: string) => s.length >= 1 && s.length <= 128 && s.trim() === s && !/[\u0000-\u001f]/.test(s)
 
 const journeyPart = (value: string | undefined) => (present(value) && value.length <= 128 ? value : undefined)
 
@@ -219,8 +222,11 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
           }
         }
 
-        if (sessions.enabled && request.pageView) {
-          sessions.deliver({
+        // Spec Events 1: each /init report is delivered and logged (Debug: checked first, so /init
+        // builds nothing when no logger shows debug lines and no callback is set).
+        const logged = request.pageView && LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Debug)
+        if ((sessions.enabled || logged) && request.pageView) {
+          const report: SessionReport = {
             source: "init",
             revision: manifest.revision,
             resolution: resolution.status,
@@ -235,7 +241,9 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
             userAgent: headers["user-agent"] ?? null,
             ipAddress: clientIp(config.ipAddress, headers, request.remoteAddress),
             receivedAt: new Date()
-          })
+          }
+          if (logged) yield* logReport(report, Effect.logDebug)
+          sessions.deliver(report)
         }
 
         return {

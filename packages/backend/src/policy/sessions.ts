@@ -3,6 +3,24 @@ import { Effect, Runtime } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { clientIp } from "../http/client-ip.js"
 
+/**
+ * The one log line of a session report: its non-personal fields only (never the address or the
+ * user agent). `POST /sessions` logs at Info; the backend's own `/init` reports, one per page view,
+ * at Debug.
+ */
+export const logReport = (report: SessionReport, log: typeof Effect.logInfo): Effect.Effect<void> =>
+  log("session report").pipe(Effect.annotateLogs({
+    "session.source": report.source,
+    "session.revision": report.revision,
+    "session.resolution": report.resolution,
+    "session.policyId": report.policy?.id ?? null,
+    "session.country": report.country,
+    "session.region": report.region,
+    "session.language": report.language,
+    "session.gpc": report.gpc,
+    "session.journeyId": report.journey?.id ?? null
+  }))
+
 /** Reports still waiting on a slow callback beyond this are dropped (and counted in a warning). */
 const MAX_IN_FLIGHT = 1000
 
@@ -67,17 +85,7 @@ export class SessionReports extends Effect.Service<SessionReports>()("@svc/backe
           ipAddress: clientIp(reportedIpSettings, headers, undefined),
           receivedAt: new Date()
         }
-        yield* Effect.logInfo("session report").pipe(Effect.annotateLogs({
-          "session.source": report.source,
-          "session.revision": report.revision,
-          "session.resolution": report.resolution,
-          "session.policyId": report.policy?.id ?? null,
-          "session.country": report.country,
-          "session.region": report.region,
-          "session.language": report.language,
-          "session.gpc": report.gpc,
-          "session.journeyId": report.journey?.id ?? null
-        }))
+        yield* logReport(report, Effect.logInfo)
         deliver(report)
       })
 
