@@ -39,6 +39,14 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
       expect(await linkState(subjectId)).toEqual({ externalId: "u-1", provider: "external", verified: true })
     })
 
+    it("a wrong API key -> 401 UNAUTHORIZED, nothing changes (never a silent unverified link)", async () => {
+      const subjectId = await unverifiedSubject("u-wrong")
+      const { body, status } = await patch(subjectId, { externalId: "u-other" }, bearer("not-the-key"))
+      expect(status).toBe(401)
+      expect(body.cause).toEqual({ code: "UNAUTHORIZED" })
+      expect(await linkState(subjectId)).toEqual({ externalId: "u-wrong", provider: "external", verified: false })
+    })
+
     it("unverified + a token that verifies (sub, matching idp, not expired) -> verified", async () => {
       const plain = await unverifiedSubject("u-2")
       expect((await patch(plain, { externalId: "u-2", identityToken: await token("u-2") })).body.subject.verified).toBe(true)

@@ -19,7 +19,8 @@ import {
   PolicySnapshotExpiredWire,
   PolicySnapshotInvalidWire,
   StalePolicyWire,
-  SubjectConflictWire
+  SubjectConflictWire,
+  UnauthorizedWire
 } from "../errors.js"
 import { ApiKeyAuth } from "../security.js"
 
@@ -51,6 +52,7 @@ export class SubjectsGroup extends HttpApiGroup.make("subjects")
       .addError(NotFoundWire)
       .addError(IdentityTokenInvalidWire)
       .addError(IdentityConflictWire)
+      .addError(UnauthorizedWire)
       .annotate(OpenApi.Summary, "Link a subject to an external identity (verified with an API key or identity token)")
   )
   .add(

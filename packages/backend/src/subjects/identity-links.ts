@@ -2,7 +2,8 @@ import {
   type DatabaseError,
   IdentityConflict,
   IdentityTokenInvalid,
-  NotFound
+  NotFound,
+  Unauthorized
 } from "@svc/api"
 import type { LinkIdentityRequest, SubjectId } from "@svc/schema"
 import { Clock, Effect, Option } from "effect"
@@ -66,8 +67,13 @@ export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend
       id: SubjectId,
       body: LinkIdentityRequest,
       authorization: string | undefined
-    ): Effect.Effect<LinkedSubject, NotFound | IdentityTokenInvalid | IdentityConflict | DatabaseError> =>
+    ): Effect.Effect<LinkedSubject, NotFound | IdentityTokenInvalid | IdentityConflict | Unauthorized | DatabaseError> =>
       Effect.gen(function*() {
+        // A key that is sent but wrong is a misconfigured server, not an anonymous visitor: say so
+        // rather than quietly making an unverified link the caller believes verified.
+        if (authorization !== undefined && authorization.trim() !== "" && !apiKeys.verifyHeader(authorization)) {
+          return yield* Effect.fail(new Unauthorized({ message: "The API key is not valid for this backend" }))
+        }
         const provider = body.identityProvider ?? DEFAULT_IDENTITY_PROVIDER
         const proof = yield* prove({ authorization, identityToken: body.identityToken }, body.externalId, provider)
         if (proof === "bad-token") {
