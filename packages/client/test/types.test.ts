@@ -71,7 +71,7 @@ describe("backend codes are typed per method", () => {
       | ClientCode
     >()
     expectTypeOf<SvcErrorCodeOf<SvcClient["subjects"]["identify"]>>().toEqualTypeOf<
-      "NOT_FOUND" | "IDENTITY_TOKEN_INVALID" | "IDENTITY_CONFLICT" | SharedBackendCode | ClientCode
+      "NOT_FOUND" | "IDENTITY_TOKEN_INVALID" | "IDENTITY_CONFLICT" | "UNAUTHORIZED" | SharedBackendCode | ClientCode
     >()
     expectTypeOf<SvcErrorCodeOf<SvcClient["status"]>>().toEqualTypeOf<SharedBackendCode | ClientCode>()
   })
