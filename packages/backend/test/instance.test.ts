@@ -35,6 +35,35 @@ describe("svcInstance().handler (web-standard Request/Response)", () => {
   })
 })
 
+describe("svcInstance().handler end to end", () => {
+  it("resolves /init, records a save and reads it back, with CORS for a trusted origin", async () => {
+    const instance = svcInstance({
+      database: { dialect: "sqlite", url: ":memory:" },
+      trustedOrigins: ["shop.example"],
+      manifest: { policyRules: [{ id: "eu", match: { countries: ["DE"] }, model: "opt-in", categories: ["marketing"] }] }
+    }, { migrate: true })
+    try {
+      const init = await instance.handler(new Request("http://svc.example/init?country=DE", { headers: { origin: "https://shop.example" } }))
+      expect(init.status).toBe(200)
+      expect(init.headers.get("access-control-allow-origin")).toBe("https://shop.example")
+      const body = await init.json()
+      expect(body.policyResolution).toMatchObject({ status: "matched", policyId: "eu" })
+      const subjectId = "sub_handler0123456789"
+      const saved = await instance.handler(new Request("http://svc.example/subjects", {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: "https://shop.example" },
+        body: JSON.stringify({ type: "cookie_banner", domain: "shop.example", subjectId, givenAt: 1_760_000_000_000, preferences: { marketing: true } })
+      }))
+      expect(saved.status).toBe(200)
+      const read = await instance.handler(new Request(`http://svc.example/subjects/${subjectId}`))
+      expect(read.status).toBe(200)
+      expect((await read.json()).subjectChoice.categories.marketing.value).toBe(true)
+    } finally {
+      await instance.dispose()
+    }
+  })
+})
+
 describe("svcInstance().layer composed into an Effect app", () => {
   it("serves next to the host application's own routes on one HttpLayerRouter", async () => {
     const instance = svcInstance({ database: { dialect: "sqlite", url: ":memory:" }, basePath: "/consent" }, { migrate: true })
