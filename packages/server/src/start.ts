@@ -1,7 +1,7 @@
 import { HttpLayerRouter, type HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { svcInstance, type SvcOptions } from "@svc/backend"
-import { Layer, ManagedRuntime } from "effect"
+import { Cause, Layer, ManagedRuntime } from "effect"
 import { createServer, type Server } from "node:http"
 import { demoPageRoute } from "./demo-page.js"
 import type { AddressInfo } from "node:net"
@@ -28,6 +28,25 @@ export interface RunningServer {
   readonly close: () => Promise<void>
 }
 
+/** Finds the system error (e.g. EADDRINUSE) behind Effect's wrappers, for a one-line message. */
+const systemCode = (error: unknown, depth = 0): string | undefined => {
+  if (typeof error !== "object" || error === null || depth > 8) return undefined
+  const code = (error as { code?: unknown }).code
+  if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return code
+  const inner = error as { cause?: unknown; error?: unknown; [key: symbol]: unknown }
+  const fiberCause = Object.getOwnPropertySymbols(error).map((symbol) => inner[symbol]).find((value) => typeof value === "object")
+  return systemCode(inner.cause, depth + 1) ?? systemCode(inner.error, depth + 1) ??
+    (fiberCause === undefined ? undefined : systemCode(Cause.squash(fiberCause as Cause.Cause<unknown>), depth + 1))
+}
+
+const startupFailure = (error: unknown, host: string, port: number): string => {
+  const code = systemCode(error)
+  if (code === "EADDRINUSE") return `cannot listen on ${host}:${port}: the port is already in use`
+  if (code === "EACCES") return `cannot listen on ${host}:${port}: permission denied`
+  if (code !== undefined) return `could not start (${code})`
+  return error instanceof Error && error.message !== "An error has occurred" ? error.message : `could not start: ${String(Cause.isCause(error) ? Cause.pretty(error) : error)}`
+}
+
 /** Serves an svc instance over node:http. Resolves once the port is bound. */
 export const startServer = async (options: SvcOptions, start: StartOptions = {}): Promise<RunningServer> => {
   const instance = svcInstance(options, { migrate: start.migrate ?? true })
@@ -45,7 +64,12 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
     Layer.provide(instance.logger)
   )
   const runtime = ManagedRuntime.make(app)
-  await runtime.runtime()
+  try {
+    await runtime.runtime()
+  } catch (error) {
+    await runtime.dispose().catch(() => undefined)
+    throw new Error(startupFailure(error, start.host ?? "0.0.0.0", start.port ?? 3000))
+  }
   const address = server.address() as AddressInfo
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address
   const shownHost = host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -87,6 +89,19 @@ describe("svc serve", () => {
     expect(result.stderr).toContain("hosting:")
     expect(result.stderr).toContain("bogus: unknown option")
     expect(result.stderr).not.toMatch(/\n\s+at /) // no stack trace
+  })
+
+  it("exits non-zero with a plain message when the port is taken", async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
+    const port = (blocker.address() as AddressInfo).port
+    try {
+      const result = await run(["serve", "--port", String(port), "--host", "127.0.0.1"], tempDir())
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is already in use`)
+    } finally {
+      blocker.close()
+    }
   })
 
   it("drains and exits 0 on SIGTERM", async () => {
