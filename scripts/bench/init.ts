@@ -11,13 +11,12 @@
  */
 import autocannon from "autocannon"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
-import { createServer } from "node:net"
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { freePort, peakRssMb, ROOT, startNode, stop } from "./processes.js"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { pathToFileURL } from "node:url"
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const DURATION_S = Number(process.env.SVC_BENCH_SECONDS ?? 2.5)
 const CONNECTIONS = [8, 32]
 const PATH = "/init?v=3.1.0&contract=1&journey=jrn_bench"
@@ -45,53 +44,6 @@ const config = (dir: string) => ({
   }
 })
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-
-/** Spawns a process and resolves once it prints `ready` (a line matching it) on stdout. */
-const start = (command: string, args: ReadonlyArray<string>, ready: RegExp) =>
-  new Promise<ChildProcess>((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production" } })
-    let output = ""
-    const timer = setTimeout(() => reject(new Error(`not ready after 30 s:\n${output}`)), 30_000)
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      if (ready.test(output)) {
-        clearTimeout(timer)
-        child.stdout!.off("data", onData)
-        child.stdout!.resume()
-        child.stderr!.resume()
-        resolve(child)
-      }
-    }
-    child.stdout!.on("data", onData)
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      reject(new Error(`exited with ${code} before it was ready:\n${output}`))
-    })
-  })
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve()
-    child.once("exit", () => resolve())
-    child.kill("SIGTERM")
-    setTimeout(() => child.kill("SIGKILL"), 5_000).unref()
-  })
-
-const peakRssMb = async (pid: number) => {
-  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "")
-  const kb = /VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1]
-  return kb === undefined ? Number.NaN : Number(kb) / 1024
-}
 
 interface Measured {
   readonly rps: number
@@ -127,8 +79,7 @@ export const run = async (): Promise<void> => {
     const configFile = join(dir, "svc.config.json")
     await writeFile(configFile, JSON.stringify(config(dir)))
     const port = await freePort()
-    const svc = await start(
-      process.execPath,
+    const svc = await startNode(
       [join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
       /listening on/
     )

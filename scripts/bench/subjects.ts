@@ -12,14 +12,14 @@
  *   npx tsx --conditions=@svc/source scripts/bench/subjects.ts        (or `npm run bench -- subjects`)
  */
 import autocannon from "autocannon"
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { freePort, ROOT, startNode, stop } from "./processes.js"
 import { createRequire } from "node:module"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { pathToFileURL } from "node:url"
 
 /** autocannon's `requests` option (the shared declaration in autocannon.d.ts covers plain URLs only). */
 interface RequestSpec {
@@ -34,7 +34,6 @@ const autocannonWithRequests = autocannon as unknown as (
   options: Parameters<typeof autocannon>[0] & { readonly requests: ReadonlyArray<RequestSpec> }
 ) => Promise<AutocannonResult>
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const DURATION_S = Number(process.env.SVC_BENCH_SECONDS ?? 5)
 const CONNECTIONS = 32
 const PG_URL = process.env.SVC_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -42,51 +41,6 @@ const requireFromBackend = createRequire(join(ROOT, "packages/backend/package.js
 
 type Dialect = "sqlite" | "postgres"
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-
-/** Spawns a process and resolves once its stdout matches `ready`. */
-const start = (args: ReadonlyArray<string>, ready: RegExp, env: Record<string, string> = {}) =>
-  new Promise<ChildProcess>((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, NODE_ENV: "production", ...env }
-    })
-    let output = ""
-    const timer = setTimeout(() => reject(new Error(`not ready after 30 s:\n${output}`)), 30_000)
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      if (ready.test(output)) {
-        clearTimeout(timer)
-        child.stdout!.off("data", onData)
-        child.stdout!.resume()
-        child.stderr!.resume()
-        resolve(child)
-      }
-    }
-    child.stdout!.on("data", onData)
-    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      reject(new Error(`exited with ${code} before it was ready:\n${output}`))
-    })
-  })
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve()
-    child.once("exit", () => resolve())
-    child.kill("SIGTERM")
-    setTimeout(() => child.kill("SIGKILL"), 5_000).unref()
-  })
 
 const subjectId = () => `sub_${randomBytes(12).toString("base64url")}`
 
@@ -282,13 +236,13 @@ const benchDialect = async (dialect: Dialect): Promise<ReadonlyArray<Row>> => {
     )
     const port = await freePort()
     children.push(
-      await start([join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"], /listening on/)
+      await startNode([join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"], /listening on/)
     )
     const ceilingPort = await freePort()
     const ceilingFile = join(dir, "ceiling.mjs")
     await writeFile(ceilingFile, ceilingSource)
     children.push(
-      await start([ceilingFile], /ceiling ready/, {
+      await startNode([ceilingFile], /ceiling ready/, {
         CEILING_PORT: String(ceilingPort),
         CEILING_DIALECT: dialect,
         CEILING_DRIVER: dbs.ceiling.driverPath,
