@@ -22,3 +22,4 @@ export {
   signLegalDocumentSnapshot,
   verifyLegalDocumentSnapshot
 } from "./legal/snapshot-tokens.js"
+export type { FastInitAnswer, InitFastPath } from "./policy/init-fast-path.js"

@@ -1,8 +1,8 @@
 import { HttpLayerRouter, type HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { svcInstance, type SvcOptions } from "@svc/backend"
+import { type InitFastPath, svcInstance, type SvcOptions } from "@svc/backend"
 import { Cause, Layer, ManagedRuntime } from "effect"
-import { createServer, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { demoPageRoute } from "./demo-page.js"
 import type { AddressInfo } from "node:net"
 
@@ -47,9 +47,43 @@ const startupFailure = (error: unknown, host: string, port: number): string => {
   return error instanceof Error && error.message !== "An error has occurred" ? error.message : `could not start: ${String(Cause.isCause(error) ? Cause.pretty(error) : error)}`
 }
 
+/**
+ * Puts the `GET /init` fast path in front of the Effect HTTP pipeline: plain `GET <basePath>/init`
+ * requests are answered by it; everything else, and whatever it declines, goes the usual way.
+ */
+const routeInitFirst = (server: Server, initPath: string, fastPath: () => InitFastPath | undefined) => {
+  const pipeline = server.listeners("request") as Array<(req: IncomingMessage, res: ServerResponse) => void>
+  server.removeAllListeners("request")
+  const viaPipeline = (req: IncomingMessage, res: ServerResponse) => {
+    for (const listener of pipeline) listener.call(server, req, res)
+  }
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? ""
+    const q = url.indexOf("?")
+    const path = q === -1 ? url : url.slice(0, q)
+    const answer = req.method === "GET" && path === initPath
+      ? fastPath()?.(q === -1 ? "" : url.slice(q + 1), req.headers, req.socket.remoteAddress)
+      : undefined
+    if (answer === undefined) return viaPipeline(req, res)
+    answer.then(
+      ({ body, headers }) => {
+        res.writeHead(200, { ...headers, "content-length": Buffer.byteLength(body) })
+        res.end(body)
+      },
+      () => viaPipeline(req, res)
+    )
+  })
+}
+
 /** Serves an svc instance over node:http. Resolves once the port is bound. */
 export const startServer = async (options: SvcOptions, start: StartOptions = {}): Promise<RunningServer> => {
-  const instance = svcInstance(options, { migrate: start.migrate ?? true })
+  let initFastPath: InitFastPath | undefined
+  const instance = svcInstance(options, {
+    migrate: start.migrate ?? true,
+    onInitFastPath: (fastPath) => {
+      initFastPath = fastPath
+    }
+  })
   const server = createServer({ keepAliveTimeout: 5_000 })
   const routes = start.demoPage === true
     ? Layer.merge(instance.standaloneLayer, demoPageRoute(options.basePath?.replace(/\/+$/, "") ?? ""))
@@ -70,6 +104,7 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
     await runtime.dispose().catch(() => undefined)
     throw new Error(startupFailure(error, start.host ?? "0.0.0.0", start.port ?? 3000))
   }
+  routeInitFirst(server, `${options.basePath?.replace(/\/+$/, "") ?? ""}/init`, () => initFastPath)
   const address = server.address() as AddressInfo
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address
   const shownHost = host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host

@@ -8,7 +8,9 @@ import { logRequest, shouldLog } from "./request-log.js"
 import { loggedRoute, pathOf } from "./routes.js"
 import { openWideEvent } from "./wide-event.js"
 
-const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/
+/** Well-formed caller request ids are echoed; anything else is replaced by a UUID. */
+export const requestIdOf = (header: string | undefined): string =>
+  header !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(header) ? header : crypto.randomUUID()
 
 const decoder = new TextDecoder()
 const maxBodySize = Option.some(MAX_BODY_BYTES)
@@ -86,7 +88,7 @@ const EdgeMiddleware = HttpLayerRouter.middleware(
         const started = performance.now()
         const headers = request.headers
         const headerId = headers["x-request-id"]
-        const requestId = headerId !== undefined && requestIdPattern.test(headerId) ? headerId : crypto.randomUUID()
+        const requestId = requestIdOf(headerId)
         const path = pathOf(request.url)
         const isInit = path === "/init"
         const origin = headers.origin

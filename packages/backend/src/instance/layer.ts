@@ -7,6 +7,7 @@ import { migrateDatabase } from "../database/migrate.js"
 import { ApiKeyAuthLive } from "../http/api-keys.js"
 import { EdgeLive, notFoundFallback, PreflightRouteLive } from "../http/edge.js"
 import { OpenApiRoutesLive } from "../http/openapi.js"
+import { type InitFastPath, makeInitFastPath } from "../policy/init-fast-path.js"
 import { ScriptRoutesLive } from "../scripts/http.js"
 import { HandlersLive } from "./handlers.js"
 import { ServicesLive } from "./services.js"
@@ -14,6 +15,8 @@ import { ServicesLive } from "./services.js"
 export interface SvcLayerOptions {
   /** Apply pending migrations while the layer is built (before the first request is served). */
   readonly migrate?: boolean
+  /** Receives the `GET /init` fast path once the services are built (the bundled Node server uses it). */
+  readonly onInitFastPath?: (fastPath: InitFastPath) => void
 }
 
 /**
@@ -40,7 +43,11 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
     HttpLayerRouter.HttpRouter,
     Effect.map(HttpLayerRouter.HttpRouter, (router) => config.basePath === "" ? router : router.prefixed(config.basePath))
   )
-  return Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, PreflightRouteLive).pipe(
+  const onInitFastPath = options.onInitFastPath
+  const FastPath = onInitFastPath === undefined
+    ? Layer.empty
+    : Layer.effectDiscard(Effect.map(makeInitFastPath, onInitFastPath))
+  return Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, PreflightRouteLive, FastPath).pipe(
     Layer.provide(EdgeLive),
     Layer.provide(MountedRouter),
     Layer.provide(ServicesLive),

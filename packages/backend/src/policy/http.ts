@@ -8,7 +8,7 @@ import { ManifestDocuments } from "./manifest-documents.js"
 import { SessionReports } from "./sessions.js"
 
 const JSON_TYPE = "application/json"
-const INIT_HEADERS = { "cache-control": "no-store", vary: INIT_VARY }
+export const INIT_HEADERS = { "cache-control": "no-store", vary: INIT_VARY }
 
 const decodeReport = Schema.decodeUnknown(SessionReportInput, { errors: "all" })
 

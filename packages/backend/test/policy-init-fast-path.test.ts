@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest"
+import { useServer } from "./support/server.js"
+
+const categories = ["measurement", "marketing", "functionality", "experience"] as const
+const options = {
+  trustedOrigins: ["shop.example"],
+  manifest: {
+    policyRules: [
+      { id: "ca", match: { regions: ["US-CA"] }, model: "opt-out" as const, categories, gpcDenies: ["marketing" as const] },
+      { id: "eu", match: { countries: ["DE", "FR"] }, model: "opt-in" as const, categories },
+      { id: "rest", match: { default: true as const }, model: "opt-out" as const, categories }
+    ]
+  }
+}
+
+const requests: ReadonlyArray<readonly [string, Record<string, string>]> = [
+  ["/init?country=DE", {}],
+  ["/init?v=3.1.0&contract=1&journey=jrn_1&journeyScope=page&stored=1", { "accept-language": "fr-FR,fr;q=0.9" }],
+  ["/init?country=US&region=CA&gpc=1", { origin: "https://shop.example" }],
+  ["/init", { "cf-ipcountry": "FR", origin: "https://elsewhere.example", "sec-gpc": "1" }],
+  ["/init?svcJourney=old&experiment=banner%3Db", { "x-svc-country": "US", "x-svc-region": "US-CA" }],
+  ["/init?contract=2", {}],
+  ["/init?country=DE&country=FR", {}],
+  ["/init?journey=a%00b", {}],
+  ["/init?country=DE", { "sec-purpose": "prefetch", "x-request-id": "req-42" }]
+]
+
+const comparable = async (response: Response) => {
+  const headers = Object.fromEntries(
+    ["content-type", "cache-control", "vary", "access-control-allow-origin", "access-control-allow-credentials", "access-control-expose-headers"]
+      .map((name) => [name, response.headers.get(name)])
+  )
+  return { status: response.status, headers, body: await response.json() }
+}
+
+// The bundled server answers plain GET /init through a fast path outside Effect's HTTP pipeline;
+// with `observability.requests: "all"` it always takes the pipeline. Both must answer alike.
+describe("GET /init: fast path and pipeline answer alike", () => {
+  const fast = useServer("sqlite", options)
+  const pipeline = useServer("sqlite", { ...options, observability: { requests: "all" } })
+
+  it.each(requests)("%s", async (path, headers) => {
+    const [a, b] = await Promise.all([fast.fetch(path, { headers }), pipeline.fetch(path, { headers })])
+    expect(await comparable(a)).toEqual(await comparable(b))
+    if (headers["x-request-id"] !== undefined) expect(a.headers.get("x-request-id")).toBe(headers["x-request-id"])
+    else expect(a.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
+  })
+})
