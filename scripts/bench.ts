@@ -11,7 +11,7 @@ const benches: Record<string, string> = {
   init: "bench/init.ts",
   subjects: "bench/subjects.ts",
   summary: "bench/summary.ts",
-  client: "bench-client.ts"
+  client: "bench/client.ts"
 }
 
 const requested = process.argv.slice(2)

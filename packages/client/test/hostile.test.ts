@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { createSvcClient, SvcConfigurationError, type SvcClient, type SvcResult } from "../src/index.js"
 import { statusBody, subjectId } from "./support/fixtures.js"
 import { type FakeServer, reply, startFakeServer } from "./support/fake-server.js"
+import { configError } from "./support/config-error.js"
 
 /*
  * "Every method resolves to a result object and never rejects. The only thrown error is
@@ -53,15 +54,6 @@ const invalidPaths = async (call: () => Promise<SvcResult<unknown>>) => {
   return result.error.issues!.map((issue) => issue.path.join("."))
 }
 
-const configError = (options: unknown): SvcConfigurationError => {
-  try {
-    createSvcClient(options as never)
-  } catch (error) {
-    expect(error).toBeInstanceOf(SvcConfigurationError)
-    return error as SvcConfigurationError
-  }
-  throw new Error("expected SvcConfigurationError")
-}
 const configPaths = (options: unknown) => configError(options).issues.map((issue) => issue.path.join("."))
 
 describe("hostile call options resolve to INVALID_INPUT (never a throw or a rejection)", () => {

@@ -1,15 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { createSvcClient, SvcConfigurationError } from "../src/index.js"
+import { configError } from "./support/config-error.js"
 
-const configError = (options: unknown): SvcConfigurationError => {
-  try {
-    createSvcClient(options as never)
-  } catch (error) {
-    expect(error).toBeInstanceOf(SvcConfigurationError)
-    return error as SvcConfigurationError
-  }
-  throw new Error("expected SvcConfigurationError")
-}
 
 const paths = (error: SvcConfigurationError) => error.issues.map((issue) => issue.path.join("."))
 

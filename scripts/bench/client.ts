@@ -5,7 +5,7 @@
  * built on) is measured too, to show which part of the overhead is the foundation's. Bounded: a
  * few thousand calls per side, rounds interleaved so drift (JIT, GC, sockets) hits every side alike.
  *
- *   npx tsx --conditions=@svc/source scripts/bench-client.ts [callsPerSide]
+ *   npx tsx --conditions=@svc/source scripts/bench/client.ts [callsPerSide]
  */
 import { FetchHttpClient, HttpApiClient, HttpClient } from "@effect/platform"
 import { SvcApi } from "@svc/api"
