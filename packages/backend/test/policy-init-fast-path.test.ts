@@ -1,3 +1,4 @@
+import { type InitFastPath, svcInstance, type SvcOptions } from "@svc/backend"
 import { describe, expect, it } from "vitest"
 import { useServer } from "./support/server.js"
 
@@ -44,5 +45,45 @@ describe("GET /init: fast path and pipeline answer alike", () => {
     expect(await comparable(a)).toEqual(await comparable(b))
     if (headers["x-request-id"] !== undefined) expect(a.headers.get("x-request-id")).toBe(headers["x-request-id"])
     else expect(a.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
+  })
+})
+
+describe("the /init fast path itself", () => {
+  const capture = async (extra: Partial<SvcOptions> = {}) => {
+    let fastPath: InitFastPath | undefined
+    const instance = svcInstance({ database: { dialect: "sqlite", url: ":memory:" }, ...options, ...extra }, {
+      onInitFastPath: (fp) => {
+        fastPath = fp
+      }
+    })
+    await instance.handler(new Request("http://svc.example/status")) // builds the layer
+    return { fastPath: fastPath!, dispose: instance.dispose }
+  }
+
+  it("answers a plain request and declines what the pipeline must answer", async () => {
+    const { fastPath, dispose } = await capture()
+    try {
+      expect(fastPath).toBeTypeOf("function")
+      const answer = await fastPath("country=DE", { origin: "https://shop.example" }, "203.0.113.9")
+      expect(JSON.parse(answer!.body).policyResolution).toMatchObject({ status: "matched", policyId: "eu" })
+      expect(answer!.headers).toMatchObject({
+        "cache-control": "no-store",
+        "access-control-allow-origin": "https://shop.example",
+        "access-control-allow-credentials": "true"
+      })
+      expect(fastPath("country=DE&country=FR", {}, undefined)).toBeUndefined()
+      expect(fastPath("journey=a%00b", {}, undefined)).toBeUndefined()
+    } finally {
+      await dispose()
+    }
+  })
+
+  it("declines everything when every request is logged (the edge writes the event)", async () => {
+    const { fastPath, dispose } = await capture({ observability: { requests: "all" } })
+    try {
+      expect(fastPath("country=DE", {}, undefined)).toBeUndefined()
+    } finally {
+      await dispose()
+    }
   })
 })
