@@ -1,9 +1,10 @@
-import { HttpIncomingMessage, HttpLayerRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpIncomingMessage, HttpLayerRouter, HttpMethod, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Layer, Option } from "effect"
 import { MAX_BODY_BYTES, type ResolvedConfig, SvcConfig } from "../config/resolved.js"
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, corsHeaders, makeOriginPolicy } from "./cors.js"
 import { describeIssues } from "@svc/api"
 import { errorResponse } from "./error-response.js"
+import { refuseBody } from "./request-body.js"
 import { logRequest, shouldLog } from "./request-log.js"
 import { loggedRoute, pathOf } from "./routes.js"
 import { openWideEvent } from "./wide-event.js"
@@ -53,8 +54,9 @@ const failureResponse = (cause: Cause.Cause<unknown>) =>
 // error is this middleware's purpose.
 /**
  * The one place every svc route passes through: CORS (preflights included), the body-size limit,
- * request ids, error bodies for failures outside the API encoder, and the wide log event. It is
- * scoped to svc's own routes, so a host application composing svc keeps its own behaviour.
+ * the request-body gate (JSON only, present, bounded depth), request ids, error bodies for
+ * failures outside the API encoder, and the wide log event. It is scoped to svc's own routes, so
+ * a host application composing svc keeps its own behaviour.
  */
 const EdgeMiddleware = HttpLayerRouter.middleware(
   Effect.gen(function*() {
@@ -111,7 +113,10 @@ const EdgeMiddleware = HttpLayerRouter.middleware(
           handled = Effect.succeed(errorResponse("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`))
         } else {
           // A body sent without Content-Length (chunked) is cut off at the same limit while it is read.
-          handled = app.pipe(
+          const gated = HttpMethod.hasBody(request.method)
+            ? Effect.flatMap(refuseBody(request, config.basePath), (refusal) => refusal === undefined ? app : Effect.succeed(refusal))
+            : app
+          handled = gated.pipe(
             HttpIncomingMessage.withMaxBodySize(maxBodySize),
             Effect.catchAllCause(failureResponse),
             Effect.map(normalizeDecodeFailure)

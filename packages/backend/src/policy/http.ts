@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { describeIssues, InvalidRequest, SvcApi, UnsupportedMediaType } from "@svc/api"
+import { describeIssues, InvalidRequest, SvcApi } from "@svc/api"
 import { SessionReportInput } from "@svc/schema"
 import { Effect, ParseResult, Schema } from "effect"
 import { currentWideEvent } from "../http/wide-event.js"
@@ -11,11 +11,6 @@ const JSON_TYPE = "application/json"
 export const INIT_HEADERS = { "cache-control": "no-store", vary: INIT_VARY }
 
 const decodeReport = Schema.decodeUnknown(SessionReportInput, { errors: "all" })
-
-const isJson = (contentType: string | undefined) => {
-  const type = contentType?.split(";")[0]?.trim().toLowerCase()
-  return type === JSON_TYPE || (type !== undefined && /^application\/[a-z0-9.+-]+\+json$/.test(type))
-}
 
 /** The `policy` group: HTTP in, services, HTTP out. */
 export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) =>
@@ -58,9 +53,7 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
           if (headers["x-svc-version"].trim() === "") {
             return yield* new InvalidRequest({ message: "POST /sessions needs an X-SVC-Version header" })
           }
-          if (!isJson(request.headers["content-type"])) {
-            return yield* new UnsupportedMediaType({ message: "POST /sessions accepts application/json only" })
-          }
+          // Content type, presence and depth of the body are checked at the edge (http/request-body.ts).
           const text = yield* Effect.mapError(request.text, () => new InvalidRequest({ message: "Could not read the request body" }))
           const body = yield* Effect.try({
             try: () => JSON.parse(text) as unknown,
