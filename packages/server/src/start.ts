@@ -1,10 +1,11 @@
-import { HttpLayerRouter, type HttpServer } from "@effect/platform"
+import { HttpLayerRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type InitFastPath, svcInstance, type SvcOptions } from "@svc/backend"
-import { Cause, Layer, ManagedRuntime } from "effect"
+import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import { demoPageRoute } from "./demo-page.js"
 import type { AddressInfo } from "node:net"
+import { demoPageRoute } from "./demo-page.js"
+import { describeStartupFailure, listenFailure } from "./startup-failure.js"
 
 export interface StartOptions {
   /** Port to listen on; `0` picks a free one. Default 3000. */
@@ -20,63 +21,76 @@ export interface StartOptions {
 }
 
 export interface RunningServer {
-  /** Base URL, e.g. `http://127.0.0.1:3000`. */
+  /**
+   * Base URL that reaches the server from this machine, e.g. `http://127.0.0.1:3000` (the loopback
+   * address when it listens on every interface).
+   */
   readonly url: string
+  /** The address actually bound, e.g. `0.0.0.0:3000`, `[::]:3000` or `127.0.0.1:3000`. */
+  readonly bound: string
   readonly port: number
   readonly server: Server
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   readonly close: () => Promise<void>
 }
 
-/** Finds the system error (e.g. EADDRINUSE) behind Effect's wrappers, for a one-line message. */
-const systemCode = (error: unknown, depth = 0): string | undefined => {
-  if (typeof error !== "object" || error === null || depth > 8) return undefined
-  const code = (error as { code?: unknown }).code
-  if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return code
-  const inner = error as { cause?: unknown; error?: unknown; [key: symbol]: unknown }
-  const fiberCause = Object.getOwnPropertySymbols(error).map((symbol) => inner[symbol]).find((value) => typeof value === "object")
-  return systemCode(inner.cause, depth + 1) ?? systemCode(inner.error, depth + 1) ??
-    (fiberCause === undefined ? undefined : systemCode(Cause.squash(fiberCause as Cause.Cause<unknown>), depth + 1))
-}
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void
 
-const startupFailure = (error: unknown, host: string, port: number): string => {
-  const code = systemCode(error)
-  if (code === "EADDRINUSE") return `cannot listen on ${host}:${port}: the port is already in use`
-  if (code === "EACCES") return `cannot listen on ${host}:${port}: permission denied`
-  if (code !== undefined) return `could not start (${code})`
-  return error instanceof Error && error.message !== "An error has occurred" ? error.message : `could not start: ${String(Cause.isCause(error) ? Cause.pretty(error) : error)}`
-}
+/** The Effect HTTP pipeline of the whole app as one node:http request listener. */
+class Pipeline extends Context.Tag("@svc/server/Pipeline")<Pipeline, RequestListener>() {}
 
 /**
- * Puts the `GET /init` fast path in front of the Effect HTTP pipeline: plain `GET <basePath>/init`
- * requests are answered by it; everything else, and whatever it declines, goes the usual way.
+ * Builds the routes (and with them the instance: database, migrations, services) and turns the
+ * router into a node:http listener the way `NodeHttpServer.serve` does, but without a server:
+ * `startServer` binds the port only once this is built.
  */
-const routeInitFirst = (server: Server, initPath: string, fastPath: () => InitFastPath | undefined) => {
-  const pipeline = server.listeners("request") as Array<(req: IncomingMessage, res: ServerResponse) => void>
-  server.removeAllListeners("request")
-  const viaPipeline = (req: IncomingMessage, res: ServerResponse) => {
-    for (const listener of pipeline) listener.call(server, req, res)
-  }
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+const pipelineLayer = (routes: Layer.Layer<never, unknown, HttpLayerRouter.HttpRouter>) =>
+  Layer.scoped(
+    Pipeline,
+    Effect.flatMap(HttpLayerRouter.toHttpEffect(routes), (app) => NodeHttpServer.makeHandler(app))
+  ) as Layer.Layer<Pipeline, unknown>
+
+/**
+ * The one request listener: plain `GET <basePath>/init` is answered by the fast path (see
+ * docs/decisions.md); everything else, and whatever the fast path declines, goes to the pipeline.
+ */
+const withInitFastPath = (initPath: string, fastPath: InitFastPath | undefined, pipeline: RequestListener): RequestListener =>
+  fastPath === undefined ? pipeline : (req, res) => {
     const url = req.url ?? ""
     const q = url.indexOf("?")
     const path = q === -1 ? url : url.slice(0, q)
     const answer = req.method === "GET" && path === initPath
-      ? fastPath()?.(q === -1 ? "" : url.slice(q + 1), req.headers, req.socket.remoteAddress)
+      ? fastPath(q === -1 ? "" : url.slice(q + 1), req.headers, req.socket.remoteAddress)
       : undefined
-    if (answer === undefined) return viaPipeline(req, res)
+    if (answer === undefined) return pipeline(req, res)
     answer.then(
       ({ body, headers }) => {
         res.writeHead(200, { ...headers, "content-length": Buffer.byteLength(body) })
         res.end(body)
       },
-      () => viaPipeline(req, res)
+      () => pipeline(req, res)
     )
-  })
-}
+  }
 
-/** Serves an svc instance over node:http. Resolves once the port is bound. */
+const listen = (server: Server, port: number, host: string) =>
+  new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen({ port, host }, () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
+
+const isWildcard = (address: string) => address === "0.0.0.0" || address === "::"
+
+/**
+ * Serves an svc instance over node:http. Builds everything first (database, migrations, routes,
+ * the request listener), then binds the port: once it accepts, every request is answered.
+ * Resolves once the port is bound.
+ */
 export const startServer = async (options: SvcOptions, start: StartOptions = {}): Promise<RunningServer> => {
+  const port = start.port ?? 3000
+  const host = start.host ?? "0.0.0.0"
   let initFastPath: InitFastPath | undefined
   const instance = svcInstance(options, {
     migrate: start.migrate ?? true,
@@ -84,30 +98,32 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
       initFastPath = fastPath
     }
   })
-  const server = createServer({ keepAliveTimeout: 5_000 })
-  const routes = start.demoPage === true
-    ? Layer.merge(instance.standaloneLayer, demoPageRoute(options.basePath?.replace(/\/+$/, "") ?? ""))
-    : instance.standaloneLayer
-  const served = HttpLayerRouter.serve(routes, { disableLogger: true, disableListenLog: true }) as Layer.Layer<
-    never,
-    unknown,
-    HttpServer.HttpServer
-  >
-  const app = served.pipe(
-    Layer.provide(NodeHttpServer.layer(() => server, { port: start.port ?? 3000, host: start.host ?? "0.0.0.0" })),
-    Layer.provide(instance.logger)
+  const basePath = options.basePath?.replace(/\/+$/, "") ?? ""
+  const routes = start.demoPage === true ? Layer.merge(instance.standaloneLayer, demoPageRoute(basePath)) : instance.standaloneLayer
+  const runtime = ManagedRuntime.make(
+    pipelineLayer(routes).pipe(Layer.provide(NodeHttpServer.layerContext), Layer.provide(instance.logger))
   )
-  const runtime = ManagedRuntime.make(app)
-  try {
-    await runtime.runtime()
-  } catch (error) {
-    await runtime.dispose().catch(() => undefined)
-    throw new Error(startupFailure(error, start.host ?? "0.0.0.0", start.port ?? 3000))
+  const shutdownApp = async () => {
+    await runtime.dispose()
+    await instance.dispose()
   }
-  routeInitFirst(server, `${options.basePath?.replace(/\/+$/, "") ?? ""}/init`, () => initFastPath)
+  let pipeline: RequestListener
+  try {
+    pipeline = await runtime.runPromise(Pipeline)
+  } catch (error) {
+    await shutdownApp().catch(() => undefined)
+    throw new Error(describeStartupFailure(error, options))
+  }
+  const server = createServer({ keepAliveTimeout: 5_000 }, withInitFastPath(`${basePath}/init`, initFastPath, pipeline))
+  try {
+    await listen(server, port, host)
+  } catch (error) {
+    await shutdownApp().catch(() => undefined)
+    throw new Error(listenFailure(error, host, port))
+  }
   const address = server.address() as AddressInfo
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address
-  const shownHost = host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host
+  const boundHost = address.family === "IPv6" ? `[${address.address}]` : address.address
+  const reachableHost = !isWildcard(address.address) ? boundHost : address.family === "IPv6" ? "[::1]" : "127.0.0.1"
   let closing: Promise<void> | undefined
   const close = () =>
     closing ??= (async () => {
@@ -120,8 +136,7 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
         })
         server.closeIdleConnections()
       })
-      await runtime.dispose()
-      await instance.dispose()
+      await shutdownApp()
     })()
-  return { url: `http://${shownHost}:${address.port}`, port: address.port, server, close }
+  return { url: `http://${reachableHost}:${address.port}`, bound: `${boundHost}:${address.port}`, port: address.port, server, close }
 }
