@@ -6,7 +6,8 @@ import {
   PayloadTooLargeWire,
   UnsupportedMediaTypeWire
 } from "./errors.js"
-import { ConsentsGroup, ExperimentsGroup, LegalDocumentsGroup } from "./groups/admin.js"
+import { ConsentsGroup, ExperimentsGroup } from "./groups/admin.js"
+import { LegalDocumentsGroup } from "./groups/legal-documents.js"
 import { PolicyGroup } from "./groups/policy.js"
 import { StatusGroup } from "./groups/status.js"
 import { SubjectsGroup } from "./groups/subjects.js"

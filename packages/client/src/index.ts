@@ -23,7 +23,15 @@ export type {
   ConsentCheckResult
 } from "./methods/consents.js"
 export type { SummaryCode, SummaryData, SummaryInput } from "./methods/experiments.js"
-export type { PublishCode, PublishData, PublishInput } from "./methods/legal-documents.js"
+export type {
+  CurrentLegalDocumentCode,
+  CurrentLegalDocumentData,
+  LegalDocumentListCode,
+  LegalDocumentListData,
+  PublishCode,
+  PublishData,
+  PublishInput
+} from "./methods/legal-documents.js"
 export type {
   InitCode,
   InitData,

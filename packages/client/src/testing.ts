@@ -38,7 +38,7 @@ export const createMockSvcClient = (handlers: SvcMockHandlers = {}): SvcClient =
     manifest: method("manifest", table["manifest"]),
     consents: group("consents", ["check"]),
     subjects: group("subjects", ["identify", "get", "create", "list"]),
-    legalDocuments: group("legalDocuments", ["publish"]),
+    legalDocuments: group("legalDocuments", ["publish", "current", "list"]),
     experiments: group("experiments", ["summary"])
   } as unknown as SvcClient
 }

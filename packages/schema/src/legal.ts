@@ -24,3 +24,14 @@ export type LegalDocumentRelease = typeof LegalDocumentRelease.Type
 export const PublishLegalDocumentResponse = Schema.Struct({ policy: LegalDocumentRelease }).annotations({
   identifier: "PublishLegalDocumentResponse"
 })
+
+/** `GET /legal-documents/:type/current`: the type's current release. */
+export const CurrentLegalDocumentResponse = Schema.Struct({ policy: LegalDocumentRelease }).annotations({
+  identifier: "CurrentLegalDocumentResponse"
+})
+
+/** `GET /legal-documents/:type`: every release of the type, the latest publish (the current one) first. */
+export const LegalDocumentReleaseList = Schema.Struct({ policies: Schema.Array(LegalDocumentRelease) }).annotations({
+  identifier: "LegalDocumentReleaseList"
+})
+export type LegalDocumentReleaseList = typeof LegalDocumentReleaseList.Type

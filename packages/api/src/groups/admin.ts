@@ -4,14 +4,10 @@ import {
   Domain,
   ExperimentSummary,
   ExternalId,
-  LegalDocumentType,
-  PublishLegalDocumentRequest,
-  PublishLegalDocumentResponse,
   SafeString,
   Token
 } from "@svc/schema"
 import { Schema } from "effect"
-import { ConflictWire } from "../errors.js"
 import { ApiKeyAuth } from "../security.js"
 
 export class ConsentsGroup extends HttpApiGroup.make("consents")
@@ -36,16 +32,5 @@ export class ExperimentsGroup extends HttpApiGroup.make("experiments")
       )
       .addSuccess(ExperimentSummary)
       .annotate(OpenApi.Summary, "Choices per arm of a banner experiment")
-  )
-  .middleware(ApiKeyAuth) {}
-
-export class LegalDocumentsGroup extends HttpApiGroup.make("legalDocuments")
-  .add(
-    HttpApiEndpoint.put("publish", "/legal-documents/:type/current")
-      .setPath(Schema.Struct({ type: LegalDocumentType }))
-      .setPayload(PublishLegalDocumentRequest)
-      .addSuccess(PublishLegalDocumentResponse)
-      .addError(ConflictWire)
-      .annotate(OpenApi.Summary, "Publish a legal document's current version, hash and effective date")
   )
   .middleware(ApiKeyAuth) {}

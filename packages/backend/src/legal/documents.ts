@@ -1,4 +1,4 @@
-import { Conflict, type DatabaseError, InvalidRequest, PolicySnapshotExpired, PolicySnapshotInvalid } from "@svc/api"
+import { Conflict, type DatabaseError, InvalidRequest, NotFound, PolicySnapshotExpired, PolicySnapshotInvalid } from "@svc/api"
 import type { LegalDocumentRelease, LegalReleaseId } from "@svc/schema"
 import { randomBytes } from "node:crypto"
 import { Effect, Option } from "effect"
@@ -146,6 +146,19 @@ export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backe
       Effect.map((rows) => new Map(rows.map((row) => [row.type, row.id])))
     )
 
-    return { publish, resolveReference, currentIds } as const
+    /** `GET /legal-documents/:type/current`: the latest publish of the type. */
+    const current = (type: string): Effect.Effect<LegalDocumentRelease, NotFound | DatabaseError> =>
+      orDatabaseError(repo.findCurrent({ tenantId, type })).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new NotFound({ message: `No ${type} document is published` })),
+          onSome: (row) => Effect.succeed(toRelease(row))
+        }))
+      )
+
+    /** `GET /legal-documents/:type`: every release, the current one first (empty when none). */
+    const list = (type: string): Effect.Effect<ReadonlyArray<LegalDocumentRelease>, DatabaseError> =>
+      Effect.map(orDatabaseError(repo.listByType({ tenantId, type })), (rows) => rows.map(toRelease))
+
+    return { publish, resolveReference, currentIds, current, list } as const
   })
 }) {}

@@ -46,6 +46,16 @@ export class LegalDocumentsRepo extends Effect.Service<LegalDocumentsRepo>()("@s
             ORDER BY revision DESC LIMIT 1`
     })
 
+    /** Every release of a type, the latest publish first. */
+    const listByType = SqlSchema.findAll({
+      Request: Schema.Struct({ tenantId: Schema.String, type: Schema.String }),
+      Result: ReleaseRow,
+      execute: ({ tenantId, type }) =>
+        sql`SELECT id, type, version, hash, effective_date, created_at FROM svc_legal_documents
+            WHERE tenant_id = ${tenantId} AND type = ${type}
+            ORDER BY revision DESC`
+    })
+
     /** Ids of the current release of every type that has one (one statement, whatever the types). */
     const currentIds = SqlSchema.findAll({
       Request: Schema.String,
@@ -88,6 +98,6 @@ export class LegalDocumentsRepo extends Effect.Service<LegalDocumentsRepo>()("@s
       }).pipe(Effect.map((raw) => changedRows(raw) === 1))
     }
 
-    return { findByHash, findById, findCurrent, currentIds, insertNext } as const
+    return { findByHash, findById, findCurrent, listByType, currentIds, insertNext } as const
   })
 }) {}

@@ -4,7 +4,7 @@ import type { SvcIssue } from "../errors.js"
 import type { SvcResult } from "../result.js"
 import type { Runtime } from "../runner.js"
 import { checkJsonSafe, checkPart, dateOrIso, endpointOf, objectIssue } from "../validate.js"
-import { defineMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
+import { type CodesOf, defineMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
 
 export interface PublishInput {
   readonly version: string
@@ -15,6 +15,10 @@ export interface PublishInput {
 }
 export type PublishData = SuccessOf<SvcApiClient["legalDocuments"]["publish"]>
 export type PublishCode = KeyCodesOf<SvcApiClient["legalDocuments"]["publish"]>
+export type CurrentLegalDocumentData = SuccessOf<SvcApiClient["legalDocuments"]["current"]>
+export type CurrentLegalDocumentCode = CodesOf<SvcApiClient["legalDocuments"]["current"]>
+export type LegalDocumentListData = SuccessOf<SvcApiClient["legalDocuments"]["list"]>
+export type LegalDocumentListCode = KeyCodesOf<SvcApiClient["legalDocuments"]["list"]>
 
 export interface LegalDocumentMethods {
   /**
@@ -26,18 +30,29 @@ export interface LegalDocumentMethods {
     input: PublishInput,
     options?: SvcCallOptions
   ) => Promise<SvcResult<PublishData, PublishCode>>
+  /** `GET /legal-documents/:type/current` (public): the latest release; `NOT_FOUND` when none is published. */
+  readonly current: (
+    type: string,
+    options?: SvcCallOptions
+  ) => Promise<SvcResult<CurrentLegalDocumentData, CurrentLegalDocumentCode>>
+  /** `GET /legal-documents/:type` (API key): every release of the type, the current one first. */
+  readonly list: (
+    type: string,
+    options?: SvcCallOptions
+  ) => Promise<SvcResult<LegalDocumentListData, LegalDocumentListCode>>
 }
 
 const publish = endpointOf("legalDocuments", "publish")
+
+const typeIssues = (type: unknown) =>
+  typeof type === "string" ? checkPart(publish.pathSchema, { type }) : [{ path: ["type"], message: "must be a string" }]
 
 export const legalDocumentMethods = (runtime: Runtime): LegalDocumentMethods => ({
   publish: defineMethod<[string, PublishInput], PublishData, PublishCode>(runtime, 2, {
     name: "legalDocuments.publish",
     needsKey: true,
     prepare: (type, input) => {
-      const issues: Array<SvcIssue> = typeof type === "string"
-        ? checkPart(publish.pathSchema, { type })
-        : [{ path: ["type"], message: "must be a string" }]
+      const issues: Array<SvcIssue> = typeIssues(type)
       const shape = objectIssue(input, [], "version, hash and effectiveDate")
       if (shape.length > 0) return [...issues, ...shape]
       issues.push(...checkJsonSafe(input))
@@ -52,6 +67,38 @@ export const legalDocumentMethods = (runtime: Runtime): LegalDocumentMethods => 
         send: (api) =>
           api.legalDocuments.publish({ path: { type }, payload: payload as typeof payload & { effectiveDate: Date }, withResponse: true }),
         toData: (value) => ({ data: value as PublishData })
+      }
+    }
+  }),
+
+  current: defineMethod<[string], CurrentLegalDocumentData, CurrentLegalDocumentCode>(runtime, 1, {
+    name: "legalDocuments.current",
+    needsKey: false,
+    prepare: (type) => {
+      const issues = typeIssues(type)
+      if (issues.length > 0) return issues
+      return {
+        method: "GET",
+        route: "/legal-documents/:type/current",
+        auth: "none",
+        send: (api) => api.legalDocuments.current({ path: { type }, withResponse: true }),
+        toData: (value) => ({ data: value as CurrentLegalDocumentData })
+      }
+    }
+  }),
+
+  list: defineMethod<[string], LegalDocumentListData, LegalDocumentListCode>(runtime, 1, {
+    name: "legalDocuments.list",
+    needsKey: true,
+    prepare: (type) => {
+      const issues = typeIssues(type)
+      if (issues.length > 0) return issues
+      return {
+        method: "GET",
+        route: "/legal-documents/:type",
+        auth: "required",
+        send: (api) => api.legalDocuments.list({ path: { type }, withResponse: true }),
+        toData: (value) => ({ data: value as LegalDocumentListData })
       }
     }
   })
