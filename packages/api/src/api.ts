@@ -9,6 +9,7 @@ import {
 import { ConsentsGroup, ExperimentsGroup } from "./groups/admin.js"
 import { LegalDocumentsGroup } from "./groups/legal-documents.js"
 import { PolicyGroup } from "./groups/policy.js"
+import { RecordsGroup } from "./groups/records.js"
 import { StatusGroup } from "./groups/status.js"
 import { SubjectsGroup } from "./groups/subjects.js"
 
@@ -23,6 +24,7 @@ export class SvcApi extends HttpApi.make("svc")
   .add(ConsentsGroup)
   .add(ExperimentsGroup)
   .add(LegalDocumentsGroup)
+  .add(RecordsGroup)
   .addError(InvalidRequestWire)
   .addError(PayloadTooLargeWire)
   .addError(UnsupportedMediaTypeWire)

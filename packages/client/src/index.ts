@@ -55,6 +55,9 @@ export type {
   ListSubjectsCode,
   ListSubjectsInput,
   SubjectData,
+  SubjectExportCode,
+  SubjectExportData,
+  SubjectExportTarget,
   SubjectListData
 } from "./methods/subjects.js"
 export type { SvcClientOptions, SvcFetch, SvcRetryOptions } from "./options.js"

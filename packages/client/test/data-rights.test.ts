@@ -45,6 +45,38 @@ describe("live: legal documents", () => {
   })
 })
 
+const newSubjectId = () => `sub_${crypto.randomUUID().replaceAll("-", "")}`
+const cookieSave = (subjectId: string, extra: Record<string, unknown> = {}) => ({
+  type: "cookie_banner",
+  domain: "example.com",
+  subjectId,
+  givenAt: new Date("2026-01-30T09:00:00.000Z"),
+  preferences: { necessary: true, measurement: true, marketing: false },
+  ...extra
+})
+
+describe("live: subjects.export", () => {
+  it("exports one subject by id, and a user's subjects by externalId", async () => {
+    const subjectId = newSubjectId()
+    unwrap(await admin.subjects.create(cookieSave(subjectId, { externalSubjectId: "client-export-user" })))
+    const one = unwrap(await admin.subjects.export(subjectId))
+    expect(one.exportedAt).toBeInstanceOf(Date)
+    expect(one.subjects[0]?.records[0]).toMatchObject({ principal: { subjectId }, legalBasis: "consent", policyType: "cookie_banner" })
+    expect(one.subjects[0]?.records[0]?.givenAt).toEqual(new Date("2026-01-30T09:00:00.000Z"))
+    const byUser = unwrap(await admin.subjects.export({ externalId: "client-export-user" }))
+    expect(byUser.subjects.map((s) => s.subjectId)).toEqual([subjectId])
+  })
+
+  it("NOT_FOUND for an unknown subject; INVALID_INPUT before sending for a malformed target", async () => {
+    const missing = await admin.subjects.export(newSubjectId())
+    expect(!missing.ok && missing.error).toMatchObject({ code: "NOT_FOUND", status: 404 })
+    for (const target of ["nope", { externalId: "" }, 42 as never]) {
+      const bad = await admin.subjects.export(target)
+      expect(!bad.ok && bad.error.code).toBe("INVALID_INPUT")
+    }
+  })
+})
+
 describe("mock: data-subject methods", () => {
   it("calls the handlers of legalDocuments.current and list", async () => {
     const policy = { id: "pol_1", type: "dpa", version: "1", hash: "h", effectiveDate: new Date(0), createdAt: new Date(0) }
@@ -54,5 +86,13 @@ describe("mock: data-subject methods", () => {
     expect(unwrap(await client.legalDocuments.current("dpa")).policy.id).toBe("pol_1")
     expect((await client.legalDocuments.current("privacy_policy")).ok).toBe(false)
     expect(unwrap(await client.legalDocuments.list("dpa")).policies).toHaveLength(1)
+  })
+
+  it("calls the handler of subjects.export", async () => {
+    const client = createMockSvcClient({
+      subjects: { export: () => ok({ exportedAt: new Date(0), subjects: [] }) }
+    })
+    expect(unwrap(await client.subjects.export("sub_12345678")).subjects).toEqual([])
+    await expect(createMockSvcClient().subjects.export("sub_12345678")).rejects.toThrow(/subjects\.export/)
   })
 })

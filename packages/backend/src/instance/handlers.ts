@@ -4,6 +4,7 @@ import { LegalDocumentsHttpLive } from "../legal/http.js"
 import { SubjectsHttpLive } from "../subjects/http.js"
 import { ExperimentsHttpLive } from "../experiments/http.js"
 import { PolicyHttpLive } from "../policy/http.js"
+import { RecordsHttpLive } from "../records/http.js"
 import { StatusHttpLive } from "../status/http.js"
 
 /** One handler layer per group of the `SvcApi` contract. */
@@ -13,5 +14,6 @@ export const HandlersLive = Layer.mergeAll(
   SubjectsHttpLive,
   ConsentsHttpLive,
   ExperimentsHttpLive,
-  LegalDocumentsHttpLive
+  LegalDocumentsHttpLive,
+  RecordsHttpLive
 )

@@ -10,6 +10,7 @@ import { PolicyResolver } from "../policy/resolver.js"
 import { SessionReports } from "../policy/sessions.js"
 import { VendorList } from "../policy/gvl.js"
 import { PolicySnapshots } from "../policy/snapshots.js"
+import { SubjectExports } from "../records/subject-exports.js"
 import { IdentityLinks } from "../subjects/identity-links.js"
 
 /**
@@ -28,5 +29,6 @@ export const ServicesLive = Layer.mergeAll(
   PolicyInit.Default,
   ConsentLedger.Default,
   IdentityLinks.Default,
-  LegalDocuments.Default
+  LegalDocuments.Default,
+  SubjectExports.Default
 )

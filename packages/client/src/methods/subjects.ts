@@ -34,6 +34,11 @@ export interface ListSubjectsInput {
 export type SubjectListData = SuccessOf<Subjects["list"]>
 export type ListSubjectsCode = KeyCodesOf<Subjects["list"]>
 
+/** `subjects.export`'s target: one subject id, or every subject verifiably linked to a user ID. */
+export type SubjectExportTarget = string | { readonly externalId: string }
+export type SubjectExportData = SuccessOf<SvcApiClient["records"]["exportSubject"]>
+export type SubjectExportCode = KeyCodesOf<SvcApiClient["records"]["exportSubject"]>
+
 export interface PublicSubjectMethods {
   /** `PATCH /subjects/:id`: link the subject to a user ID; verified when the client has an API key. */
   readonly identify: (
@@ -60,12 +65,22 @@ export interface SubjectMethods extends PublicSubjectMethods {
     input: ListSubjectsInput,
     options?: SvcCallOptions
   ) => Promise<SvcResult<SubjectListData, ListSubjectsCode>>
+  /**
+   * `GET /subjects/:id/export` or `GET /subjects/export?externalId=` (API key): everything svc holds
+   * about the subject (or the user's subjects) as ISO/IEC TS 27560-style records, plus identity links.
+   */
+  readonly export: (
+    target: SubjectExportTarget,
+    options?: SvcCallOptions
+  ) => Promise<SvcResult<SubjectExportData, SubjectExportCode>>
 }
 
 const endpoints = {
   identify: endpointOf("subjects", "identify"),
   get: endpointOf("subjects", "get"),
-  list: endpointOf("subjects", "list")
+  list: endpointOf("subjects", "list"),
+  exportSubject: endpointOf("records", "exportSubject"),
+  exportByExternalId: endpointOf("records", "exportByExternalId")
 }
 
 const subjectPath = (id: unknown, schema: typeof endpoints.get.pathSchema) =>
@@ -148,6 +163,36 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
         auth: "required",
         send: (api) => api.subjects.list({ urlParams, withResponse: true }),
         toData: (value) => ({ data: value as SubjectListData })
+      }
+    }
+  }),
+
+  export: defineMethod<[SubjectExportTarget], SubjectExportData, SubjectExportCode>(runtime, 1, {
+    name: "subjects.export",
+    needsKey: true,
+    prepare: (target) => {
+      if (typeof target === "string") {
+        const issues = subjectPath(target, endpoints.exportSubject.pathSchema)
+        if (issues.length > 0) return issues
+        return {
+          method: "GET",
+          route: "/subjects/:id/export",
+          auth: "required",
+          send: (api) => api.records.exportSubject({ path: { id: target as never }, withResponse: true }),
+          toData: (value) => ({ data: value as SubjectExportData })
+        }
+      }
+      const shape = objectIssue(target, [], "a subject id or { externalId }")
+      if (shape.length > 0) return shape
+      const urlParams = { externalId: target.externalId }
+      const issues = checkPart(endpoints.exportByExternalId.urlParamsSchema, urlParams)
+      if (issues.length > 0) return issues
+      return {
+        method: "GET",
+        route: "/subjects/export",
+        auth: "required",
+        send: (api) => api.records.exportByExternalId({ urlParams, withResponse: true }),
+        toData: (value) => ({ data: value as SubjectExportData })
       }
     }
   })

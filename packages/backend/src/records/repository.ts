@@ -1,0 +1,60 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { ConsentRow } from "../consents/repository.js"
+import { Millis } from "../legal/repository.js"
+
+const Text = Schema.NullOr(Schema.String)
+
+/** A consent row with everything an export shows: the proof fields and how the act was collected. */
+export const RecordRow = Schema.Struct({
+  ...ConsentRow.fields,
+  ip_address: Text,
+  user_agent: Text,
+  action: Text,
+  surface: Text
+})
+export type RecordRow = typeof RecordRow.Type
+
+/** Most subject ids one statement names (an external id rarely links more). */
+const MAX_SUBJECTS_PER_QUERY = 500
+
+/**
+ * SQL of consent records as exported: every column an access request or proof export shows.
+ * Scoped to the instance's tenant.
+ */
+export class ConsentRecordsRepo extends Effect.Service<ConsentRecordsRepo>()("@svc/backend/ConsentRecordsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const columns = sql`c.id, c.subject_id, c.act_digest, c.type, c.domain, c.given_at, c.created_at, c.preferences,
+      c.receipts, c.vendor_choice, c.policy_id, c.policy_fingerprint, c.runtime_policy_source, c.legal_release_id,
+      c.journey_id, l.version AS legal_version, l.hash AS legal_hash, l.effective_date AS legal_effective_date,
+      c.ip_address, c.user_agent, c.action, c.surface`
+    const fromConsents = sql`FROM svc_consents c LEFT JOIN svc_legal_documents l ON l.id = c.legal_release_id`
+
+    const bySubjectsChunk = SqlSchema.findAll({
+      Request: Schema.Struct({ tenantId: Schema.String, subjectIds: Schema.Array(Schema.String) }),
+      Result: RecordRow,
+      execute: ({ subjectIds, tenantId }) =>
+        sql`SELECT ${columns} ${fromConsents}
+            WHERE c.tenant_id = ${tenantId} AND c.subject_id IN ${sql.in(subjectIds)}
+            ORDER BY c.given_at, c.created_at, c.id`
+    })
+
+    /** Every record of the given subjects, oldest act first within each subject. */
+    const listBySubjects = (tenantId: string, subjectIds: ReadonlyArray<string>) => {
+      const chunks: Array<ReadonlyArray<string>> = []
+      for (let i = 0; i < subjectIds.length; i += MAX_SUBJECTS_PER_QUERY) {
+        chunks.push(subjectIds.slice(i, i + MAX_SUBJECTS_PER_QUERY))
+      }
+      return Effect.map(
+        Effect.forEach(chunks, (chunk) => bySubjectsChunk({ tenantId, subjectIds: chunk })),
+        (rows) => rows.flat()
+      )
+    }
+
+    return { listBySubjects } as const
+  })
+}) {}
+
+export { Millis }

@@ -1,0 +1,129 @@
+import type {
+  ConsentAction,
+  ConsentEvent,
+  ConsentSurface,
+  IdentityLinkRecord,
+  OptionalCategory,
+  PolicyPack,
+  RecordPurpose,
+  StandardConsentRecord
+} from "@svc/schema"
+import { CONSENT_RECORD_SCHEMA_VERSION, ConsentAction as ActionSchema, ConsentSurface as SurfaceSchema } from "@svc/schema"
+import { Schema } from "effect"
+import { byAct } from "../consents/choices.js"
+import { readConsentRow, type StoredConsent } from "../consents/records.js"
+import type { RecordRow } from "./repository.js"
+
+const DAY_MS = 86_400_000
+const DEFAULT_VALIDITY_DAYS = 365
+
+/** A record row read: the stored act plus the fields only an export shows. */
+export interface ExportedAct {
+  readonly act: StoredConsent
+  readonly ipAddress: string | null
+  readonly userAgent: string | null
+  readonly action: ConsentAction | null
+  readonly surface: ConsentSurface | null
+}
+
+const isAction = Schema.is(ActionSchema)
+const isSurface = Schema.is(SurfaceSchema)
+
+export const readRecordRow = (row: RecordRow): ExportedAct => ({
+  act: readConsentRow(row),
+  ipAddress: row.ip_address,
+  userAgent: row.user_agent,
+  action: isAction(row.action) ? row.action : null,
+  surface: isSurface(row.surface) ? row.surface : null
+})
+
+/** What the events of a record are judged against. */
+export interface RecordContext {
+  readonly now: number
+  readonly rule: (policyId: string) => PolicyPack | undefined
+}
+
+const grantedCategories = (act: StoredConsent) =>
+  new Set(Object.entries(act.receipts).filter(([, r]) => r.value).map(([c]) => c))
+
+/**
+ * The 27560 events of each act of one subject: `given` at `givenAt`; `withdrawn` at the first
+ * later act (same type and domain) that refuses a category this one granted; `expired` when a
+ * cookie-banner choice outlives its rule's `validityDays` before being withdrawn.
+ */
+export const eventsOf = (acts: ReadonlyArray<StoredConsent>, context: RecordContext): Map<string, Array<ConsentEvent>> => {
+  const events = new Map<string, Array<ConsentEvent>>()
+  const groups = new Map<string, Array<StoredConsent>>()
+  for (const act of acts) {
+    const key = `${act.type}\u0000${act.domain}`
+    const group = groups.get(key) ?? []
+    group.push(act)
+    groups.set(key, group)
+  }
+  for (const group of groups.values()) {
+    group.sort(byAct)
+    group.forEach((act, index) => {
+      const list: Array<ConsentEvent> = [{ type: "given", time: new Date(act.givenAt) }]
+      const granted = grantedCategories(act)
+      const withdrawal = group.slice(index + 1).find((later) =>
+        Object.entries(later.receipts).some(([category, receipt]) => !receipt.value && granted.has(category))
+      )
+      const validityDays = act.type !== "cookie_banner"
+        ? undefined
+        : (act.policyId === null ? undefined : context.rule(act.policyId)?.validityDays) ?? DEFAULT_VALIDITY_DAYS
+      const expiresAt = validityDays === undefined ? undefined : act.givenAt + validityDays * DAY_MS
+      if (withdrawal !== undefined && (expiresAt === undefined || withdrawal.givenAt < expiresAt)) {
+        list.push({ type: "withdrawn", time: new Date(withdrawal.givenAt) })
+      } else if (expiresAt !== undefined && expiresAt <= context.now) {
+        list.push({ type: "expired", time: new Date(expiresAt) })
+      }
+      events.set(act.id, list)
+    })
+  }
+  return events
+}
+
+/** One act as a 27560-style record. */
+export const toStandardRecord = (
+  exported: ExportedAct,
+  principal: { readonly subjectId: string; readonly externalIds: ReadonlyArray<IdentityLinkRecord> },
+  events: ReadonlyArray<ConsentEvent>,
+  context: RecordContext
+): StandardConsentRecord => {
+  const { act } = exported
+  const purposes: Array<RecordPurpose> = Object.entries(act.receipts).map(([category, receipt]) => ({
+    category: category as OptionalCategory,
+    granted: receipt.value,
+    confirmedAt: new Date(receipt.confirmedAt)
+  }))
+  return {
+    schemaVersion: CONSENT_RECORD_SCHEMA_VERSION,
+    recordId: act.id,
+    principal,
+    policyType: act.type,
+    events,
+    purposes,
+    vendors: act.vendorChoice === null
+      ? null
+      : { grants: act.vendorChoice.grants, confirmedAt: new Date(act.vendorChoice.confirmedAt) },
+    notice: {
+      policyRuleId: act.policyId,
+      policyFingerprint: act.policyFingerprint,
+      legalDocument: act.legal === null || act.legalReleaseId === null
+        ? null
+        : { id: act.legalReleaseId, version: act.legal.version, hash: act.legal.hash, effectiveDate: new Date(act.legal.effectiveDate) }
+    },
+    legalBasis: "consent",
+    jurisdiction: { model: act.policyId === null ? null : context.rule(act.policyId)?.model ?? null },
+    collection: {
+      method: exported.surface,
+      action: exported.action,
+      journeyId: act.journeyId,
+      snapshotSource: act.runtimePolicySource
+    },
+    controller: { domain: act.domain },
+    proof: { ipAddress: exported.ipAddress, userAgent: exported.userAgent },
+    givenAt: new Date(act.givenAt),
+    recordedAt: new Date(act.createdAt)
+  }
+}

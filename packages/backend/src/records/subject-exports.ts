@@ -1,0 +1,64 @@
+import { type DatabaseError, NotFound } from "@svc/api"
+import type { IdentityLinkRecord, SubjectExport } from "@svc/schema"
+import { Clock, Effect, Option } from "effect"
+import { SvcConfig } from "../config/resolved.js"
+import { orDatabaseError } from "../database/database-error.js"
+import { PolicyManifest } from "../policy/manifest.js"
+import { SubjectsRepo, type SubjectRow } from "../subjects/repository.js"
+import { ConsentRecordsRepo } from "./repository.js"
+import { eventsOf, readRecordRow, toStandardRecord } from "./standard-record.js"
+
+const linksOf = (row: SubjectRow): Array<IdentityLinkRecord> =>
+  row.external_id === null
+    ? []
+    : [{ externalId: row.external_id, identityProvider: row.identity_provider ?? "external", verified: Number(row.verified) === 1 }]
+
+/**
+ * Access requests (GDPR Art. 15): everything svc holds about a subject, or about every subject
+ * verifiably linked to a user, as 27560-style records plus the identity links.
+ */
+export class SubjectExports extends Effect.Service<SubjectExports>()("@svc/backend/SubjectExports", {
+  dependencies: [ConsentRecordsRepo.Default, SubjectsRepo.Default, PolicyManifest.Default],
+  effect: Effect.gen(function*() {
+    const config = yield* SvcConfig
+    const records = yield* ConsentRecordsRepo
+    const subjects = yield* SubjectsRepo
+    const manifest = yield* PolicyManifest
+    const tenantId = config.tenantId ?? ""
+
+    const exportOf = (rows: ReadonlyArray<SubjectRow>): Effect.Effect<SubjectExport, DatabaseError> =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const context = { now, rule: manifest.rule }
+        const all = (yield* orDatabaseError(records.listBySubjects(tenantId, rows.map((r) => r.id)))).map(readRecordRow)
+        return {
+          exportedAt: new Date(now),
+          subjects: rows.map((row) => {
+            const mine = all.filter((r) => r.act.subjectId === row.id)
+            const events = eventsOf(mine.map((r) => r.act), context)
+            const principal = { subjectId: row.id, externalIds: linksOf(row) }
+            return {
+              subjectId: row.id,
+              createdAt: new Date(Number(row.created_at)),
+              identityLinks: principal.externalIds,
+              records: mine.map((r) => toStandardRecord(r, principal, events.get(r.act.id) ?? [], context))
+            }
+          })
+        }
+      })
+
+    /** `GET /subjects/:id/export`. */
+    const bySubject = (id: string): Effect.Effect<SubjectExport, NotFound | DatabaseError> =>
+      Effect.gen(function*() {
+        const found = yield* orDatabaseError(subjects.findById({ tenantId, id }))
+        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ message: "No such subject" }))
+        return yield* exportOf([found.value])
+      })
+
+    /** `GET /subjects/export?externalId=`: verified links only, as `/subjects?externalId=` reads them. */
+    const byExternalId = (externalId: string): Effect.Effect<SubjectExport, DatabaseError> =>
+      Effect.flatMap(orDatabaseError(subjects.listVerifiedByExternalId({ tenantId, externalId })), exportOf)
+
+    return { bySubject, byExternalId } as const
+  })
+}) {}
