@@ -1,9 +1,10 @@
 // Builds the three browser bundles into dist/ and fails when one is over its gzip budget.
 import { build } from "esbuild"
-import { readFileSync, statSync } from "node:fs"
+import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { gzipSync } from "node:zlib"
+import ts from "typescript"
 
 const root = dirname(fileURLToPath(import.meta.url))
 const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
@@ -39,4 +40,16 @@ for (const bundle of bundles) {
     over = true
   }
 }
+// The server-side entry (`bundleFiles`), as JavaScript and declarations for installs outside the repo.
+await build({
+  entryPoints: [join(root, "src/index.ts")],
+  outfile: join(root, "dist/index.js"),
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  logLevel: "warning"
+})
+const declarations = ts.transpileDeclaration(readFileSync(join(root, "src/index.ts"), "utf8"), { fileName: "index.ts" })
+writeFileSync(join(root, "dist/index.d.ts"), declarations.outputText)
+
 if (over) process.exit(1)
