@@ -7,7 +7,8 @@ import { DEFAULT_IP_HEADERS, type ResolvedConfig } from "./resolved.js"
 import { OptionsSchema } from "./schema.js"
 
 const MIN_KEY_BYTES = 32
-const PACKAGE_VERSION = "0.1.0"
+/** Default `version` (`/status`, OpenAPI): this package's version, kept equal to package.json by a test. */
+export const PACKAGE_VERSION = "3.0.0-alpha.1"
 
 const strict = { errors: "all", onExcessProperty: "error" } as const
 
