@@ -1,14 +1,26 @@
 import { HttpLayerRouter } from "@effect/platform"
-import { Layer } from "effect"
+import { Context, Layer } from "effect"
 import type { SvcOptions } from "../config/options.js"
 import { MAX_BODY_BYTES } from "../config/resolved.js"
 import { resolveOptions } from "../config/validate.js"
 import { svcLoggerLayer } from "../http/log-format.js"
+import { PeerAddress, PeerAddressLive } from "../http/peer-address.js"
 import { makeStandaloneSvcLayer, makeSvcLayer, type SvcLayerOptions } from "./layer.js"
+
+/** What a host server knows about a request beyond the web `Request` itself. */
+export interface SvcRequestContext {
+  /**
+   * The TCP peer's address (e.g. `req.socket.remoteAddress`), used for IP proof when no
+   * configured IP header is present. A web `Request` cannot carry it, and a header could be forged.
+   */
+  readonly remoteAddress?: string | undefined
+}
 
 export interface SvcInstance {
   /** Web-standard handler: mount it in any framework that speaks Request/Response. */
-  readonly handler: (request: Request) => Promise<Response>
+  readonly handler: (request: Request, context?: SvcRequestContext) => Promise<Response>
+  /** The mount prefix every svc route lives under (`basePath`, normalised; `""` at the root). */
+  readonly basePath: string
   /**
    * svc's routes as a layer over `HttpLayerRouter.HttpRouter`, for composing into an Effect app:
    * only paths under `basePath` are svc's; everything else stays the host's.
@@ -68,15 +80,23 @@ export const svcInstance = (options: SvcOptions, layerOptions: SvcLayerOptions =
   const layer = makeSvcLayer(config, layerOptions)
   const standaloneLayer = makeStandaloneSvcLayer(config, layerOptions)
   const logger = svcLoggerLayer(config)
-  let web: { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } | undefined
+  let web: {
+    readonly handler: (request: Request, context?: Context.Context<never>) => Promise<Response>
+    readonly dispose: () => Promise<void>
+  } | undefined
   return {
     layer,
     standaloneLayer,
     logger,
-    handler: async (request) => {
-      web ??= HttpLayerRouter.toWebHandler(Layer.provide(standaloneLayer, logger), { disableLogger: true }) as NonNullable<typeof web>
+    basePath: config.basePath,
+    handler: async (request, context) => {
+      web ??= HttpLayerRouter.toWebHandler(Layer.provide(Layer.merge(standaloneLayer, PeerAddressLive), logger), {
+        disableLogger: true
+      }) as NonNullable<typeof web>
       const limited = await limitBody(request)
-      return limited instanceof Response ? limited : web.handler(limited)
+      if (limited instanceof Response) return limited
+      const peer = context?.remoteAddress
+      return web.handler(limited, peer === undefined ? undefined : Context.make(PeerAddress, peer) as Context.Context<never>)
     },
     dispose: async () => {
       const current = web
