@@ -20,8 +20,8 @@ export const sqlClientLayer = (database: ResolvedConfig["database"]): Layer.Laye
   return Layer.unwrapEffect(Effect.promise(async (): Promise<Layer.Layer<SqlClient.SqlClient, unknown>> => {
     switch (dialect) {
       case "sqlite": {
-        const { SqliteClient } = await import("@effect/sql-sqlite-node")
-        return SqliteClient.layer({ filename: url })
+        const { sqliteClientLayer } = await import("./sqlite-client.js")
+        return sqliteClientLayer(url)
       }
       case "postgres": {
         const { PgClient } = await import("@effect/sql-pg")
