@@ -1,5 +1,5 @@
-import { Migrator, SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Migrator, type SqlClient } from "@effect/sql"
+import { Data, Effect, Option } from "effect"
 import subjects from "./1-subjects.js"
 import consents from "./2-consents.js"
 import legalDocuments from "./3-legal-documents.js"
@@ -8,6 +8,8 @@ import experimentSummaryIndex from "./5-experiment-summary-index.js"
 import legalRevision from "./6-legal-revision.js"
 import legalRevisionUnique from "./7-legal-revision-unique.js"
 import mysqlBinaryCollation from "./8-mysql-binary-collation.js"
+import consentErasedAt from "./9-consent-erased-at.js"
+import secrets from "./10-secrets.js"
 
 /** Numbered migrations, one change each; a new one gets the next number and never edits an old one. */
 export const migrations: ReadonlyArray<readonly [id: number, name: string, run: Effect.Effect<void, unknown, SqlClient.SqlClient>]> = [
@@ -18,13 +20,43 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [5, "experiment-summary-index", experimentSummaryIndex],
   [6, "legal-revision", legalRevision],
   [7, "legal-revision-unique", legalRevisionUnique],
-  [8, "mysql-binary-collation", mysqlBinaryCollation]
+  [8, "mysql-binary-collation", mysqlBinaryCollation],
+  [9, "consent-erased-at", consentErasedAt],
+  [10, "secrets", secrets]
 ]
+
+/** A migration step that failed: which one, and the driver's reason (never the connection URL). */
+export class MigrationFailed extends Data.TaggedError("MigrationFailed")<{ readonly message: string }> {}
+
+/** The driver's reason for a failed statement: `code: message` of the SqlError's cause. */
+export const driverReason = (error: unknown): string => {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause
+  const parts = [cause?.code, cause?.message ?? (error as { message?: unknown } | null)?.message]
+  const reason = parts.filter((part) => part !== undefined && part !== "").map(String).join(": ")
+  return reason === "" ? String(error) : reason
+}
 
 const runMigrator = Migrator.make({})
 
-/** Applies every pending migration; returns the ones it applied as `[id, name]`. */
+/**
+ * Applies every pending migration; returns the ones it applied as `[id, name]`. A failing one is
+ * reported as `MigrationFailed` naming it (`Migration 3-legal-documents failed: <driver reason>`);
+ * the Migrator itself would only raise a defect.
+ */
 export const runMigrations = runMigrator({
-  loader: Effect.succeed(migrations.map(([id, name, run]) => [id, name, Effect.succeed(run)] as const)),
+  loader: Effect.succeed(migrations.map(([id, name, run]) =>
+    [
+      id,
+      name,
+      Effect.succeed(Effect.mapError(run, (error) => new MigrationFailed({ message: `Migration ${id}-${name} failed: ${driverReason(error)}` })))
+    ] as const
+  )),
   table: "svc_migrations"
-})
+}).pipe(
+  Effect.catchSomeDefect((defect) => {
+    const cause = (defect as { _tag?: unknown; cause?: unknown } | null)?._tag === "MigrationError"
+      ? (defect as { cause?: unknown }).cause
+      : undefined
+    return cause instanceof MigrationFailed ? Option.some(Effect.fail(cause)) : Option.none()
+  })
+)

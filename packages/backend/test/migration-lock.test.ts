@@ -1,0 +1,63 @@
+import { migrations } from "@svc/backend"
+import { type RunningServer, startServer } from "@svc/server"
+import { describe, expect, it } from "vitest"
+import { cookieSave } from "./support/consent-saves.js"
+import { dialects, freshDatabase } from "./support/dialects.js"
+
+const REPLICAS = 4
+const ROUNDS = 10
+const quiet = { observability: { requests: "none" as const } }
+
+describe.each(dialects)("replicas migrating at once [%s]", (dialect) => {
+  it(`${REPLICAS} servers started together on a fresh database all come up, ${ROUNDS} rounds`, async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const db = await freshDatabase(dialect)
+      // Each replica saves as soon as it is up, while the others may still be starting.
+      const started = await Promise.allSettled(
+        Array.from({ length: REPLICAS }, async () => {
+          const server = await startServer({ ...quiet, database: db.database }, { port: 0, host: "127.0.0.1" })
+          const answer = await fetch(`${server.url}/subjects`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(cookieSave())
+          }).catch((error: Error) => ({ status: error.message }))
+          return { server, saved: answer.status }
+        })
+      )
+      const running = started.flatMap((s) => (s.status === "fulfilled" ? [s.value.server] : []))
+      try {
+        const failures = started.flatMap((s) => (s.status === "rejected" ? [String(s.reason?.message ?? s.reason)] : []))
+        expect(failures, `round ${round}`).toEqual([])
+        expect(started.map((s) => s.status === "fulfilled" && s.value.saved), `round ${round}`).toEqual(
+          Array(REPLICAS).fill(200)
+        )
+        const recorded = await db.query("SELECT migration_id, name FROM svc_migrations ORDER BY migration_id")
+        expect(recorded.map((r) => [Number(r.migration_id), r.name])).toEqual(migrations.map(([id, name]) => [id, name]))
+      } finally {
+        await Promise.all(running.map((server: RunningServer) => server.close()))
+        await db.drop()
+      }
+    }
+  }, 120_000)
+
+  it("a failing migration says which one and the driver's reason, and records nothing", async () => {
+    const db = await freshDatabase(dialect)
+    try {
+      if (db.database.schema !== undefined) await db.query(`CREATE SCHEMA ${db.database.schema}`)
+      await db.query("CREATE TABLE svc_consents (id INTEGER)")
+      const failure = await startServer({ ...quiet, database: db.database }, { port: 0, host: "127.0.0.1" }).then(
+        (server) => server.close().then(() => "started"),
+        (error: Error) => error.message
+      )
+      expect(failure).toMatch(/Migration 2-consents failed: .*svc_consents.*(already exists|exists)/i)
+      expect(failure).not.toMatch(/postgres:\/\/|mysql:\/\//)
+      if (dialect !== "mysql") {
+        // Transactional DDL (Postgres, SQLite): the failed run leaves nothing behind, not even its tables.
+        const leftover = await db.query("SELECT COUNT(*) AS n FROM svc_subjects").then(() => "svc_subjects", () => "nothing")
+        expect(leftover).toBe("nothing")
+      }
+    } finally {
+      await db.drop()
+    }
+  }, 60_000)
+})
