@@ -1,4 +1,7 @@
 import type { SvcOptions } from "@svc/backend"
+import { randomBytes } from "node:crypto"
+import { readFileSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
 
 /** Countries where the GDPR (and the UK GDPR) applies: consent before any optional category. */
 const EEA_AND_UK = [
@@ -7,12 +10,37 @@ const EEA_AND_UK = [
 ]
 
 /**
+ * The demo's policy snapshot signing key: read from `<database file>.key`, or generated there on
+ * first run (owner-only, mode 0600). An in-memory database gets a key for this process only.
+ * The key is never printed.
+ */
+export const demoSigningKey = (databaseUrl: string): string => {
+  if (databaseUrl === ":memory:") return randomBytes(32).toString("base64url")
+  const path = `${databaseUrl}.key`
+  try {
+    // `wx`: two servers starting at once on the same file never write two different keys.
+    writeFileSync(path, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new Error(`cannot write the demo signing key ${path}: ${(error as Error).message}`)
+  }
+  const key = readFileSync(path, "utf8").trim()
+  if (Buffer.byteLength(key) < 32) throw new Error(`${path} holds no usable signing key; delete it to generate a new one`)
+  return key
+}
+
+/** A small Global Vendor List (three example vendors) shipped with the package for the IAB rule. */
+export const demoGvlFile = (): string => createRequire(import.meta.url).resolve("@svc/server/demo/gvl.json")
+
+/**
  * What `svc serve` runs with no config file: an embedded SQLite file and a manifest that shows
- * the main policy shapes (EU opt-in, California opt-out, an IAB rule, a default).
+ * the main policy shapes (EU opt-in, California opt-out, an IAB rule, a default). Policy snapshots
+ * are signed, so every stored consent names the rule and fingerprint it was given under.
  */
 export const demoOptions = (databaseUrl: string): SvcOptions => ({
   database: { dialect: "sqlite", url: databaseUrl },
   trustedOrigins: ["localhost", "127.0.0.1", "[::1]"],
+  policySnapshot: { signingKey: demoSigningKey(databaseUrl) },
+  gvl: { file: demoGvlFile() },
   manifest: {
     appName: "svc demo",
     policyRules: [
