@@ -63,6 +63,9 @@ export class StalePolicy extends Schema.TaggedError<StalePolicy>()("StalePolicy"
 }) {
   static readonly code = "STALE_POLICY"
 }
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", { message: Schema.String }) {
+  static readonly code = "RATE_LIMITED"
+}
 export class DatabaseError extends Schema.TaggedError<DatabaseError>()("DatabaseError", { message: Schema.String }) {
   static readonly code = "DATABASE_ERROR"
 }
@@ -160,6 +163,8 @@ export const PolicySnapshotExpiredWire = wire(PolicySnapshotExpired)
 export const PolicySnapshotInvalidWire = wire(PolicySnapshotInvalid)
 export const PayloadTooLargeWire = wire(PayloadTooLarge)
 export const UnsupportedMediaTypeWire = wire(UnsupportedMediaType)
+/** `429`, always with `Retry-After` (seconds). */
+export const RateLimitedWire = wire(RateLimited)
 export const DatabaseErrorWire = wire(DatabaseError)
 export const InternalErrorWire = wire(InternalError)
 
@@ -177,5 +182,6 @@ export type SvcApiError =
   | PayloadTooLarge
   | UnsupportedMediaType
   | StalePolicy
+  | RateLimited
   | DatabaseError
   | InternalError

@@ -25,6 +25,7 @@ interface CodeByTag {
   readonly PayloadTooLarge: typeof Api.PayloadTooLarge.code
   readonly UnsupportedMediaType: typeof Api.UnsupportedMediaType.code
   readonly StalePolicy: typeof Api.StalePolicy.code
+  readonly RateLimited: typeof Api.RateLimited.code
   readonly DatabaseError: typeof Api.DatabaseError.code
   readonly InternalError: typeof Api.InternalError.code
 }

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { InitResponse, LanguageCode, Manifest, noSurroundingWhiteSpace, SafeString, SessionReportInput } from "@svc/schema"
 import { Schema } from "effect"
+import { InitLimit, ManifestLimit, PublicWriteLimit } from "../security.js"
 
 const optionalString = Schema.optional(Schema.String)
 /** A query input: never a control character (a NUL would otherwise be echoed or reach a database). */
@@ -44,6 +45,7 @@ export class PolicyGroup extends HttpApiGroup.make("policy")
       .setHeaders(Schema.Struct({ "if-none-match": optionalString }))
       .addSuccess(Manifest)
       .addSuccess(HttpApiSchema.Empty(304))
+      .middleware(ManifestLimit)
       .annotate(OpenApi.Summary, "Geo-independent policy manifest")
       .annotate(
         OpenApi.Description,
@@ -55,6 +57,7 @@ export class PolicyGroup extends HttpApiGroup.make("policy")
       .setUrlParams(InitQuery)
       .setHeaders(InitHeaders)
       .addSuccess(InitResponse)
+      .middleware(InitLimit)
       .annotate(OpenApi.Summary, "Resolve the policy for this visitor's location, language and privacy signals")
   )
   .add(
@@ -62,5 +65,6 @@ export class PolicyGroup extends HttpApiGroup.make("policy")
       .setHeaders(Schema.Struct({ "x-svc-version": Schema.String, origin: optionalString }))
       .setPayload(SessionReportInput)
       .addSuccess(HttpApiSchema.NoContent)
+      .middleware(PublicWriteLimit)
       .annotate(OpenApi.Summary, "Report a resolution made by a host from a cached manifest (server to server)")
   ) {}

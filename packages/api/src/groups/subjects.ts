@@ -22,7 +22,7 @@ import {
   SubjectConflictWire,
   UnauthorizedWire
 } from "../errors.js"
-import { ApiKeyAuth } from "../security.js"
+import { ApiKeyAuth, PublicWriteLimit } from "../security.js"
 
 export class SubjectsGroup extends HttpApiGroup.make("subjects")
   .add(
@@ -34,6 +34,7 @@ export class SubjectsGroup extends HttpApiGroup.make("subjects")
       .addError(PolicySnapshotExpiredWire)
       .addError(PolicySnapshotInvalidWire)
       .addError(StalePolicyWire)
+      .middleware(PublicWriteLimit)
       .annotate(OpenApi.Summary, "Record a consent submission and its category receipts")
   )
   .add(
@@ -53,6 +54,7 @@ export class SubjectsGroup extends HttpApiGroup.make("subjects")
       .addError(IdentityTokenInvalidWire)
       .addError(IdentityConflictWire)
       .addError(UnauthorizedWire)
+      .middleware(PublicWriteLimit)
       .annotate(OpenApi.Summary, "Link a subject to an external identity (verified with an API key or identity token)")
   )
   .add(

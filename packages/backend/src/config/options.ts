@@ -92,6 +92,32 @@ export interface ObservabilityOptions {
   readonly format?: "logfmt" | "json" | "pretty"
 }
 
+/** One route group's limit: `limit` requests per `windowSeconds` (default 60) per client. */
+export interface RateLimitRule {
+  readonly limit: number
+  readonly windowSeconds?: number
+}
+
+export interface RateLimitOptions {
+  /** Where counters live. `memory` (default) counts per process; `{ redis }` shares them across replicas. */
+  readonly store?: "memory" | {
+    /** `redis://` or `rediss://` URL. */
+    readonly redis: string
+    /** Prefix of every key svc writes. Default `svc:ratelimit:` (plus the tenant id when set). */
+    readonly keyPrefix?: string
+  }
+  /** `POST /subjects`, `PATCH /subjects/:id`, `POST /sessions`, per client IP. Default 120 per minute; `false` turns it off. */
+  readonly publicWrites?: RateLimitRule | false
+  /** Routes that need an API key, per key. Default 600 per minute; `false` turns it off. */
+  readonly admin?: RateLimitRule | false
+  /** `GET /init` per client IP: off unless set. */
+  readonly init?: RateLimitRule
+  /** `GET /manifest` per client IP: off unless set. */
+  readonly manifest?: RateLimitRule
+  /** The script bundles per client IP: off unless set. */
+  readonly scripts?: RateLimitRule
+}
+
 export interface SessionOptions {
   readonly onReport?: (report: SessionReport) => void | Promise<void>
 }
@@ -114,6 +140,7 @@ export interface SvcConfigOptions {
   readonly ipAddress?: IpAddressOptions
   readonly openapi?: OpenApiOptions
   readonly script?: ScriptOptions
+  readonly rateLimit?: RateLimitOptions
   readonly version?: string
 }
 

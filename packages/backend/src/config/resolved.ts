@@ -52,9 +52,32 @@ export interface ResolvedConfig {
     readonly config: Readonly<Record<string, unknown>>
     readonly bundles: { readonly full?: string; readonly headless?: string; readonly iab?: string }
   }
+  /** `undefined` when `rateLimit` is not configured: nothing is limited. */
+  readonly rateLimit: ResolvedRateLimit | undefined
   readonly version: string
   readonly observability: { readonly requests: RequestLogLevel; readonly format: "logfmt" | "json" | "pretty" }
   readonly sessions: SessionOptions
+}
+
+/** `limit` requests per `windowSeconds`, per client. */
+export interface ResolvedRateRule {
+  readonly limit: number
+  readonly windowSeconds: number
+}
+
+export type RateLimitGroup = "publicWrites" | "admin" | "init" | "manifest" | "scripts"
+
+export interface ResolvedRateLimit {
+  readonly store:
+    | { readonly _tag: "Memory" }
+    | { readonly _tag: "Redis"; readonly url: string; readonly keyPrefix: string }
+  /** Groups that are limited; a group absent here is not. */
+  readonly rules: Partial<Record<RateLimitGroup, ResolvedRateRule>>
+  /**
+   * Headers the client IP may be read from for limiting: only those the operator listed in
+   * `ipAddress.ipAddressHeaders`. The default list is not trusted here, since any client can send it.
+   */
+  readonly trustedIpHeaders: ReadonlyArray<string>
 }
 
 /** The resolved configuration of one svc instance. */

@@ -24,6 +24,11 @@ export const DatabaseOptionsSchema = Schema.Union(
   Schema.Struct({ layer: AnyLayer })
 )
 
+const RateLimitRule = Schema.Struct({
+  limit: Schema.Int.pipe(Schema.positive()),
+  windowSeconds: Schema.optional(Schema.Int.pipe(Schema.positive()))
+})
+
 const SigningFields = {
   signingKey: Schema.String,
   issuer: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
@@ -84,6 +89,15 @@ export const OptionsSchema = Schema.Struct({
       headless: Schema.optional(Schema.String),
       iab: Schema.optional(Schema.String)
     }))
+  })),
+  rateLimit: Schema.optional(Schema.Struct({
+    // Checked in `rate-limit.ts`, which never repeats the URL (it may hold a password).
+    store: Schema.optional(Schema.Unknown),
+    publicWrites: Schema.optional(Schema.Union(RateLimitRule, Schema.Literal(false))),
+    admin: Schema.optional(Schema.Union(RateLimitRule, Schema.Literal(false))),
+    init: Schema.optional(RateLimitRule),
+    manifest: Schema.optional(RateLimitRule),
+    scripts: Schema.optional(RateLimitRule)
   })),
   version: Schema.optional(Schema.String),
   observability: Schema.optional(Schema.Struct({

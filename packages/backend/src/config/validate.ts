@@ -2,6 +2,7 @@ import { ManifestOptions } from "@svc/schema"
 import { Either, ParseResult, Schema } from "effect"
 import { manifestProblems } from "../policy/validate-manifest.js"
 import { SvcConfigurationError } from "./errors.js"
+import { resolveRateLimit } from "./rate-limit.js"
 import type { SvcOptions } from "./options.js"
 import { DEFAULT_IP_HEADERS, type ResolvedConfig } from "./resolved.js"
 import { OptionsSchema } from "./schema.js"
@@ -111,6 +112,7 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
     }
   }
 
+  const rateLimit = resolveRateLimit(input, tenantId, problems)
   if (Either.isLeft(decoded)) throw new SvcConfigurationError(problems)
   const options = input as unknown as SvcOptions
 
@@ -218,6 +220,7 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
       requests: options.observability?.requests ?? "warnings",
       format: options.observability?.format ?? "logfmt"
     },
-    sessions: options.sessions ?? {}
+    sessions: options.sessions ?? {},
+    rateLimit
   }
 }

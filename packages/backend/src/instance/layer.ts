@@ -5,8 +5,10 @@ import { type ResolvedConfig, SvcConfig } from "../config/resolved.js"
 import { sqlClientLayer } from "../database/client.js"
 import { migrateDatabase } from "../database/migrate.js"
 import { ApiKeyAuthLive } from "../http/api-keys.js"
+import { CompressionLive } from "../http/compression.js"
 import { EdgeLive, notFoundFallback, PreflightRouteLive } from "../http/edge.js"
 import { OpenApiRoutesLive } from "../http/openapi.js"
+import { RateLimitMiddlewareLive } from "../http/rate-limit.js"
 import { type InitFastPath, makeInitFastPath } from "../policy/init-fast-path.js"
 import { ScriptRoutesLive } from "../scripts/http.js"
 import { HandlersLive } from "./handlers.js"
@@ -36,7 +38,8 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
     : sqlClientLayer(config.database)
   const ApiRoutes = HttpLayerRouter.addHttpApi(SvcApi).pipe(
     Layer.provide(HandlersLive),
-    Layer.provide(ApiKeyAuthLive)
+    Layer.provide(ApiKeyAuthLive),
+    Layer.provide(RateLimitMiddlewareLive)
   )
   // Every svc route is registered under the mount prefix; the router strips it before handlers run.
   const MountedRouter = Layer.effect(
@@ -49,6 +52,7 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
     : Layer.effectDiscard(Effect.map(makeInitFastPath, onInitFastPath))
   return Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, PreflightRouteLive, FastPath).pipe(
     Layer.provide(EdgeLive),
+    Layer.provide(CompressionLive),
     Layer.provide(MountedRouter),
     Layer.provide(ServicesLive),
     Layer.provide(HttpServer.layerContext),

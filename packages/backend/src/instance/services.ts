@@ -3,6 +3,7 @@ import { ConsentLedger } from "../consents/ledger.js"
 import { ExperimentSummaries } from "../experiments/summaries.js"
 import { ApiKeys } from "../http/api-keys.js"
 import { LegalDocuments } from "../legal/documents.js"
+import { RateLimits } from "../limits/rate-limits.js"
 import { ManifestDocuments } from "../policy/manifest-documents.js"
 import { PolicyInit } from "../policy/init.js"
 import { PolicyManifest } from "../policy/manifest.js"
@@ -29,6 +30,7 @@ export const ServicesLive = Layer.mergeAll(
   PolicyInit.Default,
   ConsentLedger.Default,
   IdentityLinks.Default,
+  RateLimits.Default,
   LegalDocuments.Default,
   SubjectExports.Default
 )

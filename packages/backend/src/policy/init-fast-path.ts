@@ -38,7 +38,8 @@ export const makeInitFastPath = Effect.gen(function*() {
   const init = yield* PolicyInit
   const origins = makeOriginPolicy(config.trustedOrigins)
   // Successful requests are logged only at `all`: then the ordinary route writes the wide event.
-  const enabled = config.observability.requests !== "all"
+  // A configured `/init` rate limit is counted on the ordinary route only.
+  const enabled = config.observability.requests !== "all" && config.rateLimit?.rules.init === undefined
   const fastPath: InitFastPath = (rawQuery, headers, remoteAddress) => {
     if (!enabled) return undefined
     const params = new URLSearchParams(rawQuery)
