@@ -18,6 +18,7 @@ import type {
   SubjectView
 } from "@svc/schema"
 import { isLegalDocumentType } from "@svc/schema"
+import { SqlClient } from "@effect/sql"
 import { randomBytes } from "node:crypto"
 import { Clock, Effect, Either, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
@@ -92,6 +93,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
   ],
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
+    const sql = yield* SqlClient.SqlClient
     const consents = yield* ConsentsRepo
     const subjects = yield* SubjectsRepo
     const links = yield* IdentityLinks
@@ -255,13 +257,6 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
             verified: proof === "api-key" || proof === "token"
           }
         }
-        const created = yield* orDatabaseError(subjects.insertIfAbsent({ id: body.subjectId, tenantId, link, now }))
-        if (!created) {
-          const owner = yield* orDatabaseError(subjects.ownerOf(body.subjectId))
-          if (Option.isSome(owner) && owner.value.tenant_id !== tenantId) {
-            return yield* Effect.fail(new SubjectConflict({ message: "This subject id is held by another tenant" }))
-          }
-        }
 
         const storeIp = pack?.proof?.storeIp ?? true
         const storeUserAgent = pack?.proof?.storeUserAgent ?? true
@@ -292,7 +287,21 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           surface: body.surface ?? null,
           timeToDecisionMs: body.timeToDecisionMs ?? null
         }
-        const inserted = yield* orDatabaseError(consents.insertIfAbsent(row))
+        // One transaction: the subject (with its link) and the act land together or not at all.
+        // Both inserts skip an existing row rather than raise, so nothing aborts the transaction.
+        const inserted = yield* sql.withTransaction(
+          Effect.gen(function*() {
+            const created = yield* subjects.insertIfAbsent({ id: body.subjectId, tenantId, link, now })
+            if (!created) {
+              const owner = yield* subjects.ownerOf(body.subjectId)
+              if (Option.isSome(owner) && owner.value.tenant_id !== tenantId) {
+                return yield* Effect.fail(new SubjectConflict({ message: "This subject id is held by another tenant" }))
+              }
+            }
+            return yield* consents.insertIfAbsent(row)
+          })
+        ).pipe(orDatabaseError)
+        // A twin's act is read after this transaction ends: inside it, a MySQL snapshot could predate the twin's commit.
         let stored: StoredConsent
         if (inserted) {
           stored = readConsentRow(asRow(row, release))
