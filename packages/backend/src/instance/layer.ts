@@ -5,7 +5,6 @@ import { type ResolvedConfig, SvcConfig } from "../config/resolved.js"
 import { sqlClientLayer } from "../database/client.js"
 import { migrateDatabase } from "../database/migrate.js"
 import { ApiKeyAuthLive } from "../http/api-keys.js"
-import { CompressionLive } from "../http/compression.js"
 import { EdgeLive, notFoundFallback, PreflightRouteLive } from "../http/edge.js"
 import { OpenApiRoutesLive } from "../http/openapi.js"
 import { RateLimitMiddlewareLive } from "../http/rate-limit.js"
@@ -52,7 +51,6 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
     : Layer.effectDiscard(Effect.map(makeInitFastPath, onInitFastPath))
   return Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, PreflightRouteLive, FastPath).pipe(
     Layer.provide(EdgeLive),
-    Layer.provide(CompressionLive),
     Layer.provide(MountedRouter),
     Layer.provide(ServicesLive),
     Layer.provide(HttpServer.layerContext),
