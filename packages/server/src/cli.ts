@@ -4,6 +4,7 @@ import { parseArgs } from "node:util"
 import { findConfigFile, loadConfig, withDatabaseUrl } from "./config-file.js"
 import { demoOptions } from "./demo.js"
 import { startServer } from "./start.js"
+import { describeStartupFailure } from "./startup-failure.js"
 
 const usage = `Usage:
   svc serve [--config FILE] [--port N] [--host H]   run the backend (migrations first)
@@ -29,42 +30,63 @@ const describeDatabase = (options: SvcOptions) =>
 /** Never print a database password. */
 const redactUrl = (url: string) => url.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@")
 
+/** `--port`, else `PORT`, else 3000; a bad value is reported under the name it came from. */
+const portOf = (flag: string | undefined, env: string | undefined): number => {
+  const [source, raw] = flag !== undefined ? ["--port", flag] : env !== undefined && env !== "" ? ["PORT", env] : [undefined, "3000"]
+  const port = Number(raw)
+  if (raw.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`${source === "PORT" ? `PORT=${raw}` : `--port ${raw}`}: not a port number (0 to 65535)`)
+  }
+  return port
+}
+
+/** How the bound address reads in the startup line: a wildcard says it is every interface. */
+const describeBound = (bound: string) =>
+  bound.startsWith("0.0.0.0:") ? "every IPv4 interface; " : bound.startsWith("[::]:") ? "every interface; " : ""
+
 const serve = async (values: Record<string, string | boolean | undefined>) => {
   const { options, source } = await loadOptions(values.config as string | undefined)
-  const port = Number(values.port ?? process.env.PORT ?? 3000)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: not a port number: ${values.port}`)
+  const port = portOf(values.port as string | undefined, process.env.PORT)
   const running = await startServer(options, {
     port,
     host: (values.host as string | undefined) ?? "0.0.0.0",
     demoPage: options.script?.enabled !== false
   })
   let stopping = false
-  const stop = (signal: string) => {
-    if (stopping) return
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // A second signal: the operator does not want to wait for the drain.
+      console.error(`svc: second ${signal}, exiting without waiting for in-flight requests`)
+      process.exit(1)
+    }
     stopping = true
-    console.log(`svc: ${signal} received, draining in-flight requests`)
+    console.log(`svc: ${signal} received, draining in-flight requests (send it again to exit at once)`)
     running.close().then(() => process.exit(0), (error: unknown) => {
       console.error("svc: shutdown failed", error)
       process.exit(1)
     })
   }
   // Handlers first: a supervisor may signal as soon as it reads the startup line.
-  process.on("SIGTERM", () => stop("SIGTERM"))
-  process.on("SIGINT", () => stop("SIGINT"))
+  process.on("SIGTERM", stop)
+  process.on("SIGINT", stop)
   const rules = options.manifest?.policyRules?.length ?? 0
   const base = `${running.url}${options.basePath?.replace(/\/+$/, "") ?? ""}`
-  console.log(`svc listening on ${running.url} (${source}; ${describeDatabase(options)}; ${rules} policy rules; docs at ${base}/docs, demo at ${running.url}/demo)`)
+  console.log(
+    `svc listening on http://${running.bound} (${describeBound(running.bound)}${source}; ${describeDatabase(options)}; ${rules} policy rules; docs at ${base}/docs, demo at ${running.url}/demo)`
+  )
 }
 
 const migrate = async (values: Record<string, string | boolean | undefined>) => {
   const { options } = await loadOptions(values.config as string | undefined)
   const config = resolveOptions(options)
-  const applied: ReadonlyArray<readonly [number, string]> = await Effect.runPromise(
+  const applied = await Effect.runPromise(
     Effect.provide(migrateDatabase(config.database), sqlClientLayer(config.database)) as Effect.Effect<
       ReadonlyArray<readonly [number, string]>,
       unknown
     >
-  )
+  ).catch((error: unknown) => {
+    throw new Error(describeStartupFailure(error, options))
+  })
   console.log(applied.length === 0 ? "svc: database is up to date" : `svc: applied ${applied.map(([id, name]) => `${id}-${name}`).join(", ")}`)
 }
 

@@ -1,4 +1,5 @@
-import type { SvcOptions } from "@svc/backend"
+import { databaseUrlProblem, SvcConfigurationError, type SvcOptions } from "@svc/backend"
+import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { resolve } from "node:path"
@@ -16,14 +17,60 @@ export const findConfigFile = (cwd: string, named: string | undefined): string |
   return candidates.map((name) => resolve(cwd, name)).find((path) => existsSync(path))
 }
 
+/** A config file that does not load: names the file, and the line and column when it is a syntax error. */
+const unloadable = (path: string, reason: string, line?: number, column?: number) =>
+  new Error(`cannot load the config file ${path}${line === undefined ? "" : `:${line}${column === undefined ? "" : `:${column}`}`}: ${reason}`)
+
+/** `JSON.parse`'s "at position N" as a line and column. */
+const jsonSyntaxError = (path: string, text: string, error: Error) => {
+  const position = /at position (\d+)/.exec(error.message)
+  const reason = error.message.replace(/\s*in JSON at position \d+.*$/s, "").replace(/\s*\(line \d+ column \d+\)$/, "")
+  if (position === null) return unloadable(path, reason)
+  const before = text.slice(0, Number(position[1]))
+  const line = before.split("\n").length
+  return unloadable(path, reason, line, Number(position[1]) - before.lastIndexOf("\n"))
+}
+
+/**
+ * Where a JavaScript config's syntax error is: Node's import error carries no location, but
+ * `node --check` prints `file:LINE`, the line and a caret under the column.
+ */
+const javascriptSyntaxError = (path: string, error: Error) => {
+  const check = spawnSync(process.execPath, ["--check", path], { encoding: "utf8", timeout: 10_000 })
+  const lines = (check.stderr ?? "").split("\n")
+  const at = lines.findIndex((line) => line.endsWith(`:${/:(\d+)$/.exec(line)?.[1]}`) && line.includes(path))
+  const line = at === -1 ? undefined : Number(/:(\d+)$/.exec(lines[at]!)![1])
+  const caret = at === -1 ? -1 : (lines[at + 2] ?? "").indexOf("^")
+  return unloadable(path, error.message, line, caret === -1 ? undefined : caret + 1)
+}
+
+/** tsx (esbuild) reports `Transform failed with 1 error:\n<path>:<line>:<column>: ERROR: <reason>`. */
+const typescriptSyntaxError = (path: string, error: Error) => {
+  const located = /:(\d+):(\d+): ERROR: (.+)/.exec(error.message)
+  return located === null ? unloadable(path, error.message) : unloadable(path, located[3]!, Number(located[1]), Number(located[2]))
+}
+
 /** Loads a config module's default export (TypeScript works) or a JSON file. */
 export const loadConfig = async (path: string): Promise<SvcOptions> => {
-  if (path.endsWith(".json")) return JSON.parse(await readFile(path, "utf8")) as SvcOptions
+  if (path.endsWith(".json")) {
+    const text = await readFile(path, "utf8")
+    try {
+      return JSON.parse(text) as SvcOptions
+    } catch (error) {
+      throw jsonSyntaxError(path, text, error as Error)
+    }
+  }
   const url = pathToFileURL(path).href
-  // TypeScript configs go through tsx (Node 20 cannot strip types); plain JavaScript loads natively.
-  const mod = (/\.[mc]?ts$/.test(path)
-    ? await (await import("tsx/esm/api")).tsImport(url, import.meta.url)
-    : await import(url)) as { default?: unknown }
+  const isTypeScript = /\.[mc]?ts$/.test(path)
+  let mod: { default?: unknown }
+  try {
+    // TypeScript configs go through tsx (Node 20 cannot strip types); plain JavaScript loads natively.
+    mod = (isTypeScript ? await (await import("tsx/esm/api")).tsImport(url, import.meta.url) : await import(url)) as { default?: unknown }
+  } catch (error) {
+    if (isTypeScript && error instanceof Error && error.message.startsWith("Transform failed")) throw typescriptSyntaxError(path, error)
+    if (!isTypeScript && error instanceof SyntaxError) throw javascriptSyntaxError(path, error)
+    throw unloadable(path, error instanceof Error ? error.message : String(error))
+  }
   const options = (mod.default as { default?: unknown } | undefined)?.default ?? mod.default
   if (typeof options !== "object" || options === null) {
     throw new Error(`${path} must export the options object as its default export`)
@@ -31,8 +78,15 @@ export const loadConfig = async (path: string): Promise<SvcOptions> => {
   return options as SvcOptions
 }
 
-/** `SVC_DATABASE_URL` replaces `database.url` (it never changes the dialect). */
-export const withDatabaseUrl = (options: SvcOptions, url: string | undefined): SvcOptions =>
-  url === undefined || url === "" || "layer" in options.database
-    ? options
-    : { ...options, database: { ...options.database, url } }
+/**
+ * `SVC_DATABASE_URL` replaces `database.url` (it never changes the dialect). A value that is not a
+ * URL for the dialect is reported by the variable's name (never its value: it may hold a password).
+ */
+export const withDatabaseUrl = (options: SvcOptions, url: string | undefined): SvcOptions => {
+  if (url === undefined || url === "" || typeof options.database !== "object" || options.database === null || "layer" in options.database) {
+    return options
+  }
+  const problem = databaseUrlProblem(options.database.dialect, url)
+  if (problem !== undefined) throw new SvcConfigurationError([`SVC_DATABASE_URL: ${problem}`])
+  return { ...options, database: { ...options.database, url } }
+}

@@ -1,22 +1,86 @@
 import type { SvcOptions } from "@svc/backend"
-import { Cause } from "effect"
+import { Cause, Runtime } from "effect"
+import { resolve } from "node:path"
 
-/** Finds the system error (e.g. ECONNREFUSED) behind Effect's wrappers. */
-const systemCode = (error: unknown, depth = 0): string | undefined => {
-  if (typeof error !== "object" || error === null || depth > 8) return undefined
-  const code = (error as { code?: unknown }).code
-  if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return code
-  const inner = error as { cause?: unknown; error?: unknown; [key: symbol]: unknown }
-  const fiberCause = Object.getOwnPropertySymbols(error).map((symbol) => inner[symbol]).find((value) => typeof value === "object")
-  return systemCode(inner.cause, depth + 1) ?? systemCode(inner.error, depth + 1) ??
-    (fiberCause === undefined ? undefined : systemCode(Cause.squash(fiberCause as Cause.Cause<unknown>), depth + 1))
+/** The error behind Effect's wrappers (a FiberFailure, a Cause). */
+const underlying = (error: unknown): unknown => {
+  if (Runtime.isFiberFailure(error)) return Cause.squash(error[Runtime.FiberFailureCauseId])
+  if (Cause.isCause(error)) return Cause.squash(error)
+  return error
 }
 
-/** One line for a failure to build the app (database, migrations, services). */
-export const describeStartupFailure = (error: unknown, _options: SvcOptions): string => {
-  const code = systemCode(error)
-  if (code !== undefined) return `could not start (${code})`
-  return error instanceof Error && error.message !== "An error has occurred" ? error.message : `could not start: ${String(Cause.isCause(error) ? Cause.pretty(error) : error)}`
+const defaultPorts: Record<string, number> = { postgres: 5432, mysql: 3306 }
+const names: Record<string, string> = { postgres: "PostgreSQL", mysql: "MySQL" }
+
+/** Which database, in words, without its password: `PostgreSQL at db:5432, database "svc", user "app"`. */
+export const describeDatabaseLocation = (database: SvcOptions["database"]): string => {
+  if ("layer" in database) return "the SqlClient layer of the configuration"
+  if (database.dialect === "sqlite") return `the SQLite database ${database.url === ":memory:" ? ":memory:" : resolve(database.url)}`
+  let url: URL
+  try {
+    url = new URL(database.url)
+  } catch {
+    return `the ${names[database.dialect] ?? database.dialect} database (its URL does not parse)`
+  }
+  const host = url.hostname === "" ? url.searchParams.get("host") ?? "localhost" : url.hostname
+  const port = url.port === "" ? defaultPorts[database.dialect] : Number(url.port)
+  const user = decodeURIComponent(url.username)
+  const name = decodeURIComponent(url.pathname.replace(/^\//, "")) || user
+  return `${names[database.dialect] ?? database.dialect} at ${host}:${port}` +
+    (name === "" ? "" : `, database "${name}"`) + (user === "" ? "" : `, user "${user}"`)
+}
+
+/** The driver's own reason: its message, and its code when the message does not already say it. */
+const driverReason = (cause: unknown): string => {
+  if (typeof cause !== "object" || cause === null) return String(cause)
+  const { code, errors, message } = cause as { code?: unknown; errors?: unknown; message?: unknown }
+  // Connecting to `localhost` tries each address; Node reports them together.
+  if (Array.isArray(errors) && errors.length > 0 && (message === undefined || message === "")) {
+    return [...new Set(errors.map(driverReason))].join("; ")
+  }
+  const text = typeof message === "string" ? message : ""
+  if (typeof code === "string" && code !== "" && !text.includes(code)) return text === "" ? code : `${text} (${code})`
+  return text === "" ? String(cause) : text
+}
+
+/** A password from the database URL never reaches a message, whatever the driver wrote. */
+const withoutPassword = (text: string, database: SvcOptions["database"]): string => {
+  if ("layer" in database || database.dialect === "sqlite") return text
+  let password = ""
+  try {
+    password = new URL(database.url).password
+  } catch {
+    return text
+  }
+  if (password === "") return text
+  return [password, decodeURIComponent(password)].reduce((t, secret) => t.split(secret).join("***"), text)
+}
+
+const tagOf = (error: unknown) => (error as { _tag?: unknown } | null)?._tag
+
+/**
+ * One line for a failure to build the app: what failed and where (the database by host, port and
+ * name, or its file), with the driver's reason. Never a password.
+ */
+export const describeStartupFailure = (error: unknown, options: SvcOptions): string => {
+  const failure = underlying(error)
+  const database = options.database
+  const where = describeDatabaseLocation(database)
+  const message = failure instanceof Error ? failure.message : String(failure)
+  let line: string
+  if (tagOf(failure) === "SqlError") {
+    const reason = driverReason((failure as { cause?: unknown }).cause ?? failure)
+    line = /failed to connect/i.test(message) ? `cannot connect to ${where}: ${reason}` : `database failure on ${where}: ${reason}`
+  } else if (tagOf(failure) === "MigrationFailed") {
+    line = `${message} (on ${where})`
+  } else if (!("layer" in database) && database.dialect === "sqlite" && /database|sqlite|directory|permission|EACCES|ENOENT/i.test(message)) {
+    line = `cannot open ${where}: ${driverReason(failure)}`
+  } else if (failure instanceof Error && failure.name === "SvcConfigurationError") {
+    line = message
+  } else {
+    line = `could not start: ${message === "An error has occurred" ? String(Cause.isCause(error) ? Cause.pretty(error) : error) : message}`
+  }
+  return withoutPassword(line, database)
 }
 
 /** One line for a port that cannot be bound. */

@@ -1,50 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
+import { connect } from "node:net"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
+import { killChildren, run, serve, tempDir } from "./support/svc-process.js"
 
-const bin = fileURLToPath(new URL("../bin/svc.js", import.meta.url))
-const children: Array<ChildProcess> = []
-
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill("SIGKILL")
-})
-
-const run = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env: { ...process.env, ...env } })
-    children.push(child)
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("exit", (code) => resolve({ code, stdout, stderr }))
-  })
-
-/** Starts `svc serve` and resolves with its URL once the startup line is printed. */
-const serve = (cwd: string, args: ReadonlyArray<string> = [], env: Record<string, string> = {}) =>
-  new Promise<{ url: string; child: ChildProcess; output: () => string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--host", "127.0.0.1", ...args], {
-      cwd,
-      env: { ...process.env, ...env }
-    })
-    children.push(child)
-    let output = ""
-    const onData = (d: Buffer) => {
-      output += d
-      const match = /svc listening on (http:\/\/\S+)/.exec(output)
-      if (match) resolve({ url: match[1]!, child, output: () => output })
-    }
-    child.stdout.on("data", onData)
-    child.stderr.on("data", (d) => (output += d))
-    child.on("exit", (code) => reject(new Error(`svc serve exited with ${code}: ${output}`)))
-  })
-
-const tempDir = () => mkdtempSync(join(tmpdir(), "svc-cli-"))
+afterEach(killChildren)
 
 describe("svc serve", () => {
   it("with no config serves the demo manifest on ./svc.db, /docs and /spec.json", async () => {
@@ -102,6 +64,36 @@ describe("svc serve", () => {
     } finally {
       blocker.close()
     }
+  })
+
+  it("says the address it bound: every interface when that is what it listens on", async () => {
+    const { output, url } = await serve(tempDir(), ["--host", "0.0.0.0"])
+    const port = new URL(url).port
+    expect(url).toBe(`http://0.0.0.0:${port}`)
+    expect(output()).toContain(`svc listening on http://0.0.0.0:${port} (every IPv4 interface; `)
+    expect(output()).toContain(`docs at http://127.0.0.1:${port}/docs`)
+    expect((await fetch(`http://127.0.0.1:${port}/status`)).status).toBe(200)
+    const local = await serve(tempDir())
+    expect(local.output()).toMatch(/svc listening on http:\/\/127\.0\.0\.1:\d+ \(demo configuration;/)
+  })
+
+  it("exits at once on a second SIGTERM while the first still drains an in-flight request", async () => {
+    const { child, output, url } = await serve(tempDir())
+    child.removeAllListeners("exit")
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    // A request whose body never finishes arriving: the drain would wait its full 10 s for it.
+    const { port } = new URL(url)
+    const socket = connect(Number(port), "127.0.0.1")
+    await new Promise<void>((resolve) => socket.once("connect", resolve))
+    socket.write("POST /subjects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+    const firstAt = Date.now()
+    child.kill("SIGTERM")
+    await expect.poll(output, { timeout: 10_000 }).toContain("SIGTERM received, draining")
+    child.kill("SIGTERM")
+    expect(await exited).toBe(1)
+    expect(Date.now() - firstAt).toBeLessThan(8_000)
+    expect(output()).toContain("svc: second SIGTERM, exiting without waiting for in-flight requests")
+    socket.destroy()
   })
 
   it("drains and exits 0 on SIGTERM", async () => {

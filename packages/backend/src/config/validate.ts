@@ -1,6 +1,7 @@
 import { ManifestOptions } from "@svc/schema"
 import { Either, ParseResult, Schema } from "effect"
 import { manifestProblems } from "../policy/validate-manifest.js"
+import { databaseProblems, withDatabaseProblems } from "./database-options.js"
 import { SvcConfigurationError } from "./errors.js"
 import { resolveRateLimit } from "./rate-limit.js"
 import type { SvcOptions } from "./options.js"
@@ -71,7 +72,7 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
   if (!isRecord(input)) throw new SvcConfigurationError(["options must be an object"])
   const problems: Array<string> = []
   const decoded = Schema.decodeUnknownEither(OptionsSchema, strict)(input)
-  if (Either.isLeft(decoded)) problems.push(...formatIssues("", decoded.left))
+  problems.push(...withDatabaseProblems(Either.isLeft(decoded) ? formatIssues("", decoded.left) : [], databaseProblems(input.database)))
 
   // tenantId: omitted means single-tenant scope; anything else must be a clean, non-empty string.
   let tenantId: string | undefined
