@@ -1,6 +1,8 @@
+import { HttpApp, HttpServerResponse } from "@effect/platform"
 import type { SqlError } from "@effect/sql"
-import { DatabaseError } from "@svc/api"
+import { DatabaseError, InternalError } from "@svc/api"
 import { Effect, type ParseResult } from "effect"
+import { isSchemaMissing, MIGRATE_HINT } from "./schema-state.js"
 
 type StorageFailure = SqlError.SqlError | ParseResult.ParseError
 
@@ -16,9 +18,28 @@ const describeCause = (error: StorageFailure): string => {
 }
 
 /**
+ * The 503 this failure becomes tells the client when to try again (a lock held elsewhere, a
+ * restarting server). The API encoder cannot set headers on an error, so a pre-response handler does.
+ */
+const retryAfter = HttpApp.appendPreResponseHandler((_request, response) =>
+  Effect.succeed(response.status === 503 ? HttpServerResponse.setHeader(response, "retry-after", "2") : response)
+)
+
+/**
+ * A missing table or column: not transient but a schema nobody migrated. A defect, which the API
+ * encodes as `500 INTERNAL_ERROR` (its error schema takes defects too), naming `svc migrate`.
+ */
+const schemaMissing = (error: StorageFailure) =>
+  Effect.logError(`The database schema is missing or out of date: ${MIGRATE_HINT}`).pipe(
+    Effect.annotateLogs("cause", describeCause(error)),
+    Effect.zipRight(Effect.die(new InternalError({ message: "The database schema is missing or out of date; run `svc migrate`" })))
+  )
+
+/**
  * The one place a repository failure (SqlError, or a row that does not decode) becomes the API's
  * `DATABASE_ERROR`: the detail goes to the server log only, the client gets a generic message.
- * Other failures pass through unchanged.
+ * A missing table or column answers `500 INTERNAL_ERROR` naming `svc migrate` instead (see
+ * `schemaMissing`). Other failures pass through unchanged.
  */
 export const orDatabaseError = <A, E, R>(
   effect: Effect.Effect<A, E, R>
@@ -27,8 +48,9 @@ export const orDatabaseError = <A, E, R>(
     effect,
     isStorageFailure,
     (error) =>
-      Effect.logError(`database failure: ${error.message}`).pipe(
+      isSchemaMissing(error) ? schemaMissing(error) : Effect.logError(`database failure: ${error.message}`).pipe(
         Effect.annotateLogs("cause", describeCause(error)),
+        Effect.zipRight(retryAfter),
         Effect.zipRight(Effect.fail(new DatabaseError({ message: "The database is unavailable; try again later" })))
       )
   ) as Effect.Effect<A, Exclude<E, StorageFailure> | DatabaseError, R>
