@@ -47,6 +47,8 @@ export type { SaveConsentInput, TimeValue } from "./methods/subjects-create.js"
 export type {
   CreateConsentCode,
   CreateConsentData,
+  ErasureCode,
+  ErasureData,
   GetSubjectCode,
   GetSubjectInput,
   IdentifyCode,

@@ -37,7 +37,7 @@ export const createMockSvcClient = (handlers: SvcMockHandlers = {}): SvcClient =
     init: method("init", table["init"]),
     manifest: method("manifest", table["manifest"]),
     consents: group("consents", ["check"]),
-    subjects: group("subjects", ["identify", "get", "create", "list", "export"]),
+    subjects: group("subjects", ["identify", "get", "create", "list", "export", "erase"]),
     legalDocuments: group("legalDocuments", ["publish", "current", "list"]),
     experiments: group("experiments", ["summary"])
   } as unknown as SvcClient

@@ -77,6 +77,23 @@ describe("live: subjects.export", () => {
   })
 })
 
+describe("live: subjects.erase", () => {
+  it("erases by id and by externalId, idempotently", async () => {
+    const subjectId = newSubjectId()
+    unwrap(await admin.subjects.create(cookieSave(subjectId, { externalSubjectId: "client-erase-user" })))
+    const first = unwrap(await admin.subjects.erase(subjectId))
+    expect(first).toEqual({ erasedAt: expect.any(Date), subjects: 1, recordsKeptAsAnonymousProof: 1 })
+    const gone = await admin.subjects.get(subjectId)
+    expect(!gone.ok && gone.error.code).toBe("NOT_FOUND")
+    expect(unwrap(await admin.subjects.erase(subjectId))).toMatchObject({ subjects: 0, recordsKeptAsAnonymousProof: 0 })
+    const other = newSubjectId()
+    unwrap(await admin.subjects.create(cookieSave(other, { externalSubjectId: "client-erase-user-2" })))
+    expect(unwrap(await admin.subjects.erase({ externalId: "client-erase-user-2" }))).toMatchObject({ subjects: 1 })
+    const bad = await admin.subjects.erase("nope")
+    expect(!bad.ok && bad.error.code).toBe("INVALID_INPUT")
+  })
+})
+
 describe("mock: data-subject methods", () => {
   it("calls the handlers of legalDocuments.current and list", async () => {
     const policy = { id: "pol_1", type: "dpa", version: "1", hash: "h", effectiveDate: new Date(0), createdAt: new Date(0) }
@@ -94,5 +111,12 @@ describe("mock: data-subject methods", () => {
     })
     expect(unwrap(await client.subjects.export("sub_12345678")).subjects).toEqual([])
     await expect(createMockSvcClient().subjects.export("sub_12345678")).rejects.toThrow(/subjects\.export/)
+  })
+
+  it("calls the handler of subjects.erase", async () => {
+    const client = createMockSvcClient({
+      subjects: { erase: () => ok({ erasedAt: new Date(0), subjects: 1, recordsKeptAsAnonymousProof: 2 }) }
+    })
+    expect(unwrap(await client.subjects.erase({ externalId: "u" })).recordsKeptAsAnonymousProof).toBe(2)
   })
 })

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { ExternalId, SubjectExport, SubjectId } from "@svc/schema"
+import { ErasureResult, ExternalId, SubjectExport, SubjectId } from "@svc/schema"
 import { Schema } from "effect"
 import { NotFoundWire } from "../errors.js"
 import { ApiKeyAuth } from "../security.js"
@@ -21,5 +21,20 @@ export class RecordsGroup extends HttpApiGroup.make("records")
       .setUrlParams(Schema.Struct({ externalId: ExternalId }))
       .addSuccess(SubjectExport)
       .annotate(OpenApi.Summary, "The same for every subject verifiably linked to a user (an access request)")
+  )
+  .add(
+    HttpApiEndpoint.del("eraseSubject", "/subjects/:id")
+      .setPath(Schema.Struct({ id: SubjectId }))
+      .addSuccess(ErasureResult)
+      .annotate(
+        OpenApi.Summary,
+        "Erase a subject: personal data removed, records kept as anonymous proof (idempotent: zero counts when nothing matched)"
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("eraseByExternalId", "/subjects")
+      .setUrlParams(Schema.Struct({ externalId: ExternalId }))
+      .addSuccess(ErasureResult)
+      .annotate(OpenApi.Summary, "Erase every subject verifiably linked to a user (unverified claims on the id are unlinked)")
   )
   .middleware(ApiKeyAuth) {}

@@ -23,6 +23,7 @@ import { randomBytes } from "node:crypto"
 import { Clock, Effect, Either, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
+import { retryDeadlocks } from "../database/deadlock.js"
 import { clientIp } from "../http/client-ip.js"
 import { currentWideEvent } from "../http/wide-event.js"
 import { LegalDocuments } from "../legal/documents.js"
@@ -300,7 +301,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
             }
             return yield* consents.insertIfAbsent(row)
           })
-        ).pipe(orDatabaseError)
+        ).pipe(retryDeadlocks, orDatabaseError)
         // A twin's act is read after this transaction ends: inside it, a MySQL snapshot could predate the twin's commit.
         let stored: StoredConsent
         if (inserted) {

@@ -12,6 +12,7 @@ import { SessionReports } from "../policy/sessions.js"
 import { VendorList } from "../policy/gvl.js"
 import { PolicySnapshots } from "../policy/snapshots.js"
 import { SubjectExports } from "../records/subject-exports.js"
+import { SubjectErasure } from "../erasure/subject-erasure.js"
 import { IdentityLinks } from "../subjects/identity-links.js"
 
 /**
@@ -32,5 +33,6 @@ export const ServicesLive = Layer.mergeAll(
   IdentityLinks.Default,
   RateLimits.Default,
   LegalDocuments.Default,
-  SubjectExports.Default
+  SubjectExports.Default,
+  SubjectErasure.Default
 )

@@ -11,7 +11,8 @@ export const RecordRow = Schema.Struct({
   ip_address: Text,
   user_agent: Text,
   action: Text,
-  surface: Text
+  surface: Text,
+  erased_at: Schema.NullOr(Millis)
 })
 export type RecordRow = typeof RecordRow.Type
 
@@ -29,7 +30,7 @@ export class ConsentRecordsRepo extends Effect.Service<ConsentRecordsRepo>()("@s
     const columns = sql`c.id, c.subject_id, c.act_digest, c.type, c.domain, c.given_at, c.created_at, c.preferences,
       c.receipts, c.vendor_choice, c.policy_id, c.policy_fingerprint, c.runtime_policy_source, c.legal_release_id,
       c.journey_id, l.version AS legal_version, l.hash AS legal_hash, l.effective_date AS legal_effective_date,
-      c.ip_address, c.user_agent, c.action, c.surface`
+      c.ip_address, c.user_agent, c.action, c.surface, c.erased_at`
     const fromConsents = sql`FROM svc_consents c LEFT JOIN svc_legal_documents l ON l.id = c.legal_release_id`
 
     const bySubjectsChunk = SqlSchema.findAll({
@@ -56,5 +57,3 @@ export class ConsentRecordsRepo extends Effect.Service<ConsentRecordsRepo>()("@s
     return { listBySubjects } as const
   })
 }) {}
-
-export { Millis }

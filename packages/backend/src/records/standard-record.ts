@@ -24,6 +24,7 @@ export interface ExportedAct {
   readonly userAgent: string | null
   readonly action: ConsentAction | null
   readonly surface: ConsentSurface | null
+  readonly erasedAt: number | null
 }
 
 const isAction = Schema.is(ActionSchema)
@@ -34,7 +35,8 @@ export const readRecordRow = (row: RecordRow): ExportedAct => ({
   ipAddress: row.ip_address,
   userAgent: row.user_agent,
   action: isAction(row.action) ? row.action : null,
-  surface: isSurface(row.surface) ? row.surface : null
+  surface: isSurface(row.surface) ? row.surface : null,
+  erasedAt: row.erased_at === null ? null : Number(row.erased_at)
 })
 
 /** What the events of a record are judged against. */
@@ -49,9 +51,11 @@ const grantedCategories = (act: StoredConsent) =>
 /**
  * The 27560 events of each act of one subject: `given` at `givenAt`; `withdrawn` at the first
  * later act (same type and domain) that refuses a category this one granted; `expired` when a
- * cookie-banner choice outlives its rule's `validityDays` before being withdrawn.
+ * cookie-banner choice outlives its rule's `validityDays` before being withdrawn; `erased` when the
+ * subject was erased.
  */
-export const eventsOf = (acts: ReadonlyArray<StoredConsent>, context: RecordContext): Map<string, Array<ConsentEvent>> => {
+export const eventsOf = (exported: ReadonlyArray<ExportedAct>, context: RecordContext): Map<string, Array<ConsentEvent>> => {
+  const acts = exported.map((e) => e.act)
   const events = new Map<string, Array<ConsentEvent>>()
   const groups = new Map<string, Array<StoredConsent>>()
   for (const act of acts) {
@@ -79,6 +83,9 @@ export const eventsOf = (acts: ReadonlyArray<StoredConsent>, context: RecordCont
       }
       events.set(act.id, list)
     })
+  }
+  for (const { act, erasedAt } of exported) {
+    if (erasedAt !== null) events.get(act.id)?.push({ type: "erased", time: new Date(erasedAt) })
   }
   return events
 }

@@ -1,8 +1,9 @@
-import { type DatabaseError, NotFound } from "@svc/api"
+import { NotFound } from "@svc/api"
 import type { IdentityLinkRecord, SubjectExport } from "@svc/schema"
 import { Clock, Effect, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
+import { ErasureKey } from "../erasure/keys.js"
 import { PolicyManifest } from "../policy/manifest.js"
 import { SubjectsRepo, type SubjectRow } from "../subjects/repository.js"
 import { ConsentRecordsRepo } from "./repository.js"
@@ -18,24 +19,25 @@ const linksOf = (row: SubjectRow): Array<IdentityLinkRecord> =>
  * verifiably linked to a user, as 27560-style records plus the identity links.
  */
 export class SubjectExports extends Effect.Service<SubjectExports>()("@svc/backend/SubjectExports", {
-  dependencies: [ConsentRecordsRepo.Default, SubjectsRepo.Default, PolicyManifest.Default],
+  dependencies: [ConsentRecordsRepo.Default, SubjectsRepo.Default, PolicyManifest.Default, ErasureKey.Default],
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
     const records = yield* ConsentRecordsRepo
     const subjects = yield* SubjectsRepo
     const manifest = yield* PolicyManifest
+    const keys = yield* ErasureKey
     const tenantId = config.tenantId ?? ""
 
-    const exportOf = (rows: ReadonlyArray<SubjectRow>): Effect.Effect<SubjectExport, DatabaseError> =>
+    const exportOf = (rows: ReadonlyArray<SubjectRow>) =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const context = { now, rule: manifest.rule }
         const all = (yield* orDatabaseError(records.listBySubjects(tenantId, rows.map((r) => r.id)))).map(readRecordRow)
-        return {
+        const answer: SubjectExport = {
           exportedAt: new Date(now),
           subjects: rows.map((row) => {
             const mine = all.filter((r) => r.act.subjectId === row.id)
-            const events = eventsOf(mine.map((r) => r.act), context)
+            const events = eventsOf(mine, context)
             const principal = { subjectId: row.id, externalIds: linksOf(row) }
             return {
               subjectId: row.id,
@@ -45,18 +47,51 @@ export class SubjectExports extends Effect.Service<SubjectExports>()("@svc/backe
             }
           })
         }
+        return answer
       })
 
-    /** `GET /subjects/:id/export`. */
-    const bySubject = (id: string): Effect.Effect<SubjectExport, NotFound | DatabaseError> =>
+    /**
+     * The anonymous proof left by erasing `id`: its records under the keyed hash, shown under that
+     * hash with no identity links; `undefined` when there is none.
+     */
+    const erasedProof = (id: string) =>
+      Effect.gen(function*() {
+        const hashedId = yield* keys.hashedId(tenantId, id)
+        const rows = (yield* orDatabaseError(records.listBySubjects(tenantId, [hashedId]))).map(readRecordRow)
+        if (rows.length === 0) return undefined
+        const now = yield* Clock.currentTimeMillis
+        const context = { now, rule: manifest.rule }
+        const events = eventsOf(rows, context)
+        const principal = { subjectId: hashedId, externalIds: [] }
+        const export_: SubjectExport = {
+          exportedAt: new Date(now),
+          subjects: [{
+            subjectId: hashedId,
+            createdAt: new Date(Math.min(...rows.map((r) => r.act.createdAt))),
+            identityLinks: [],
+            records: rows.map((r) => toStandardRecord(r, principal, events.get(r.act.id) ?? [], context))
+          }]
+        }
+        return export_
+      })
+
+    /**
+     * `GET /subjects/:id/export`. An erased id answers the anonymous proof its erasure left (so
+     * the operator can show when it was erased); an id with neither is 404.
+     */
+    const bySubject = (id: string) =>
       Effect.gen(function*() {
         const found = yield* orDatabaseError(subjects.findById({ tenantId, id }))
-        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ message: "No such subject" }))
+        if (Option.isNone(found)) {
+          const proof = yield* erasedProof(id)
+          if (proof === undefined) return yield* Effect.fail(new NotFound({ message: "No such subject" }))
+          return proof
+        }
         return yield* exportOf([found.value])
       })
 
     /** `GET /subjects/export?externalId=`: verified links only, as `/subjects?externalId=` reads them. */
-    const byExternalId = (externalId: string): Effect.Effect<SubjectExport, DatabaseError> =>
+    const byExternalId = (externalId: string) =>
       Effect.flatMap(orDatabaseError(subjects.listVerifiedByExternalId({ tenantId, externalId })), exportOf)
 
     return { bySubject, byExternalId } as const

@@ -38,8 +38,12 @@ export class SubjectsRepo extends Effect.Service<SubjectsRepo>()("@svc/backend/S
       const insert = sql`INTO svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at)
         VALUES (${row.id}, ${row.tenantId}, ${row.link?.externalId ?? null}, ${row.link?.identityProvider ?? null},
           ${row.link?.verified === true ? 1 : 0}, ${row.now}, ${row.now})`
+      // An existing row stays locked until the caller's transaction ends, so an erasure of the
+      // subject waits for the save (MySQL's INSERT IGNORE takes a shared lock on the duplicate
+      // already; Postgres' DO NOTHING takes none, DO UPDATE ... WHERE FALSE locks without writing).
       return sql.onDialectOrElse({
         mysql: () => sql`INSERT IGNORE ${insert}`.raw,
+        pg: () => sql`INSERT ${insert} ON CONFLICT (id) DO UPDATE SET updated_at = svc_subjects.updated_at WHERE FALSE`.raw,
         orElse: () => sql`INSERT ${insert} ON CONFLICT DO NOTHING`.raw
       }).pipe(Effect.map((raw) => changedRows(raw) === 1))
     }

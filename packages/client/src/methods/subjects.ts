@@ -39,6 +39,9 @@ export type SubjectExportTarget = string | { readonly externalId: string }
 export type SubjectExportData = SuccessOf<SvcApiClient["records"]["exportSubject"]>
 export type SubjectExportCode = KeyCodesOf<SvcApiClient["records"]["exportSubject"]>
 
+export type ErasureData = SuccessOf<SvcApiClient["records"]["eraseSubject"]>
+export type ErasureCode = KeyCodesOf<SvcApiClient["records"]["eraseSubject"]>
+
 export interface PublicSubjectMethods {
   /** `PATCH /subjects/:id`: link the subject to a user ID; verified when the client has an API key. */
   readonly identify: (
@@ -73,6 +76,14 @@ export interface SubjectMethods extends PublicSubjectMethods {
     target: SubjectExportTarget,
     options?: SvcCallOptions
   ) => Promise<SvcResult<SubjectExportData, SubjectExportCode>>
+  /**
+   * `DELETE /subjects/:id` or `DELETE /subjects?externalId=` (API key): personal data removed, the
+   * records kept as anonymous proof. Idempotent: nothing to erase answers zero counts.
+   */
+  readonly erase: (
+    target: SubjectExportTarget,
+    options?: SvcCallOptions
+  ) => Promise<SvcResult<ErasureData, ErasureCode>>
 }
 
 const endpoints = {
@@ -80,7 +91,9 @@ const endpoints = {
   get: endpointOf("subjects", "get"),
   list: endpointOf("subjects", "list"),
   exportSubject: endpointOf("records", "exportSubject"),
-  exportByExternalId: endpointOf("records", "exportByExternalId")
+  exportByExternalId: endpointOf("records", "exportByExternalId"),
+  eraseSubject: endpointOf("records", "eraseSubject"),
+  eraseByExternalId: endpointOf("records", "eraseByExternalId")
 }
 
 const subjectPath = (id: unknown, schema: typeof endpoints.get.pathSchema) =>
@@ -193,6 +206,36 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
         auth: "required",
         send: (api) => api.records.exportByExternalId({ urlParams, withResponse: true }),
         toData: (value) => ({ data: value as SubjectExportData })
+      }
+    }
+  }),
+
+  erase: defineMethod<[SubjectExportTarget], ErasureData, ErasureCode>(runtime, 1, {
+    name: "subjects.erase",
+    needsKey: true,
+    prepare: (target) => {
+      if (typeof target === "string") {
+        const issues = subjectPath(target, endpoints.eraseSubject.pathSchema)
+        if (issues.length > 0) return issues
+        return {
+          method: "DELETE",
+          route: "/subjects/:id",
+          auth: "required",
+          send: (api) => api.records.eraseSubject({ path: { id: target as never }, withResponse: true }),
+          toData: (value) => ({ data: value as ErasureData })
+        }
+      }
+      const shape = objectIssue(target, [], "a subject id or { externalId }")
+      if (shape.length > 0) return shape
+      const urlParams = { externalId: target.externalId }
+      const issues = checkPart(endpoints.eraseByExternalId.urlParamsSchema, urlParams)
+      if (issues.length > 0) return issues
+      return {
+        method: "DELETE",
+        route: "/subjects",
+        auth: "required",
+        send: (api) => api.records.eraseByExternalId({ urlParams, withResponse: true }),
+        toData: (value) => ({ data: value as ErasureData })
       }
     }
   })

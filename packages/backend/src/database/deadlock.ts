@@ -1,0 +1,21 @@
+import { Effect, Schedule } from "effect"
+
+/** Driver codes of a transaction the database rolled back to break a deadlock (or a serialization failure). */
+const retryableCodes: ReadonlySet<unknown> = new Set(["ER_LOCK_DEADLOCK", 1213, "40P01", "40001", "SQLITE_BUSY"])
+
+const isDeadlock = (error: unknown): boolean => {
+  if ((error as { _tag?: unknown } | null)?._tag !== "SqlError") return false
+  const cause = (error as { cause?: { code?: unknown; errno?: unknown } }).cause
+  return retryableCodes.has(cause?.code) || retryableCodes.has(cause?.errno)
+}
+
+/**
+ * Runs a whole transaction again when the database chose it as a deadlock victim (MySQL, for one,
+ * deadlocks two inserts of a key a third transaction just deleted, and says "try restarting
+ * transaction"). A few tries with a short jittered pause; anything else fails as before.
+ */
+export const retryDeadlocks = <A, E, R>(transaction: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.retry(transaction, {
+    while: isDeadlock,
+    schedule: Schedule.jittered(Schedule.exponential("5 millis")).pipe(Schedule.intersect(Schedule.recurs(4)))
+  })
