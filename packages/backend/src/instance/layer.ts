@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import { type ResolvedConfig, SvcConfig } from "../config/resolved.js"
 import { sqlClientLayer } from "../database/client.js"
 import { migrateDatabase } from "../database/migrate.js"
+import { reportSchemaState } from "../database/schema-state.js"
 import { ApiKeyAuthLive } from "../http/api-keys.js"
 import { EdgeLive, notFoundFallback, PreflightRouteLive } from "../http/edge.js"
 import { OpenApiRoutesLive } from "../http/openapi.js"
@@ -34,7 +35,8 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
         ),
         Effect.provide(context)
       ))
-    : sqlClientLayer(config.database)
+    // Not migrating here: say at startup when the schema is missing or behind.
+    : Layer.tap(sqlClientLayer(config.database), (context) => Effect.provide(reportSchemaState, context))
   const ApiRoutes = HttpLayerRouter.addHttpApi(SvcApi).pipe(
     Layer.provide(HandlersLive),
     Layer.provide(ApiKeyAuthLive),
