@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { MatchedBy, PolicyModel, PolicyPack, PolicyRule } from "./policy.js"
+import { ConsentModeInit, ConsentModeOptions, MatchedBy, PolicyModel, PolicyPack, PolicyRule } from "./policy.js"
 import { Token } from "./ids.js"
 import { Gvl, Vendor } from "./vendors.js"
 
@@ -40,7 +40,9 @@ export const ManifestOptions = Schema.Struct({
   i18n: Schema.optional(Schema.Record({ key: LanguageCode, value: Translations })),
   iab: Schema.optional(IabOptions),
   vendors: Schema.optional(Schema.Array(Vendor)),
-  vendorListVersion: Schema.optional(Schema.String)
+  vendorListVersion: Schema.optional(Schema.String),
+  /** Google Consent Mode v2; absent: off. */
+  consentMode: Schema.optional(ConsentModeOptions)
 }).annotations({ identifier: "ManifestOptions" })
 export type ManifestOptions = typeof ManifestOptions.Type
 
@@ -57,7 +59,8 @@ export const Manifest = Schema.Struct({
   translations: Schema.Record({ key: LanguageCode, value: Translations }),
   iab: Schema.NullOr(IabOptions),
   vendors: Schema.Array(Vendor),
-  vendorListVersion: Schema.NullOr(Schema.String)
+  vendorListVersion: Schema.NullOr(Schema.String),
+  consentMode: Schema.optional(ConsentModeOptions)
 }).annotations({ identifier: "Manifest" })
 export type Manifest = typeof Manifest.Type
 
@@ -118,6 +121,8 @@ export const InitResponse = Schema.Struct({
   gvl: Schema.optional(Gvl),
   policySnapshotToken: Schema.optional(Schema.String),
   experiment: Schema.NullOr(ExperimentArm),
-  journey: Schema.NullOr(Journey)
+  journey: Schema.NullOr(Journey),
+  /** Present when `manifest.consentMode` is configured. */
+  consentMode: Schema.optional(ConsentModeInit)
 }).annotations({ identifier: "InitResponse" })
 export type InitResponse = typeof InitResponse.Type

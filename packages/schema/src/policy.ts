@@ -1,5 +1,8 @@
 import { Schema } from "effect"
 import { OptionalCategory } from "./categories.js"
+import { ConsentModeMapping } from "./consent-mode.js"
+
+export * from "./consent-mode.js"
 
 export const PolicyModel = Schema.Literal("opt-in", "opt-out", "iab", "none").annotations({ identifier: "PolicyModel" })
 export type PolicyModel = typeof PolicyModel.Type
@@ -54,7 +57,9 @@ export const PolicyRule = Schema.Struct({
   /** What each stored act keeps as proof. */
   proof: Schema.optional(ProofSettings),
   /** Name of a translation override set: `customTranslations[lang].profiles[name]`. */
-  translationProfile: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/)))
+  translationProfile: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/))),
+  /** Google Consent Mode v2: this rule's overrides of `manifest.consentMode.mapping`. */
+  consentMode: Schema.optional(ConsentModeMapping)
 }).annotations({ identifier: "PolicyRule" })
 export type PolicyRule = typeof PolicyRule.Type
 

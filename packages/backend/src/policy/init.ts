@@ -6,6 +6,7 @@ import { clientIp } from "../http/client-ip.js"
 import { normalizeCountry, normalizeRegion, requestLocation } from "../http/location.js"
 import { parseVendorHeader, VendorList } from "./gvl.js"
 import { makeLanguageNegotiator } from "./language.js"
+import { consentModeForInit } from "./consent-mode.js"
 import { PolicyManifest, translationsForRule } from "./manifest.js"
 import { type Resolution, PolicyResolver } from "./resolver.js"
 import { logReport, SessionReports } from "./sessions.js"
@@ -163,7 +164,8 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
           branding: options.branding ?? "svc",
           iab: options.iab ?? null,
           vendors: options.vendors ?? [],
-          vendorListVersion: options.vendorListVersion ?? null
+          vendorListVersion: options.vendorListVersion ?? null,
+          consentMode: consentModeForInit(options, pack, resolution.status === "matched" ? resolution.matchedBy : null)
         })
         head = json.slice(0, -1)
         heads.set(key, head) // bounded: outcomes × languages, both fixed by the manifest

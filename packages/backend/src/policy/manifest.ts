@@ -25,7 +25,8 @@ export const withDefaults = (rule: PolicyRule): PolicyRule => ({
   validityDays: rule.validityDays ?? 365,
   gpcDenies: rule.gpcDenies ?? defaultGpcDenies(rule.model),
   proof: { storeIp: rule.proof?.storeIp ?? true, storeUserAgent: rule.proof?.storeUserAgent ?? true },
-  ...(rule.translationProfile === undefined ? {} : { translationProfile: rule.translationProfile })
+  ...(rule.translationProfile === undefined ? {} : { translationProfile: rule.translationProfile }),
+  ...(rule.consentMode === undefined ? {} : { consentMode: rule.consentMode })
 })
 
 /**
@@ -114,7 +115,8 @@ export class PolicyManifest extends Effect.Service<PolicyManifest>()("@svc/backe
       translations,
       iab: options.iab ?? null,
       vendors: options.vendors ?? [],
-      vendorListVersion: options.vendorListVersion ?? null
+      vendorListVersion: options.vendorListVersion ?? null,
+      ...(options.consentMode === undefined ? {} : { consentMode: options.consentMode })
     }
     const revision = digest(body)
     const { schemaVersion, ...rest } = body

@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { SvcConfig, type ResolvedConfig } from "../config/resolved.js"
 import { errorResponse } from "../http/error-response.js"
 import { RateLimits } from "../limits/rate-limits.js"
+import { consentModeScriptConfig } from "../policy/consent-mode.js"
 import { type BundleKey, defaultBundlePath, makeBundleCache } from "./bundles.js"
 
 /**
@@ -36,7 +37,8 @@ export const ScriptRoutesLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* SvcConfig
     if (!config.script.enabled) return Layer.empty
-    const cache = makeBundleCache(config.script.config)
+    // The page's own `svcConfig` still overrides what is embedded (`consentMode: false` turns it off).
+    const cache = makeBundleCache({ ...consentModeScriptConfig(config.manifest), ...config.script.config })
     const limits = yield* RateLimits
     const route = (key: BundleKey) =>
       Effect.gen(function*() {

@@ -27,6 +27,8 @@ export interface SvcConfig {
   vendors?: ReadonlyArray<{ id: string; name: string; category: string }>
   /** IAB bundle: publisher country code and CMP details for the TC string. */
   iab?: { publisherCC?: string; cmpVersion?: number; consentScreen?: number }
+  /** Google Consent Mode v2, embedded by the server when the manifest configures it; `false` turns it off. */
+  consentMode?: false | Record<string, unknown>
 }
 
 export interface Embedded {

@@ -1,3 +1,4 @@
 import { boot } from "./boot.js"
+import { consentMode } from "./consent-mode.js"
 
-boot([])
+boot([consentMode()])

@@ -73,6 +73,8 @@ export interface InitResponse {
   policySnapshotToken?: string
   experiment?: { id: string; arm: string } | null
   journey?: { id?: string; scope?: string; stored?: string } | null
+  /** Google Consent Mode v2: the matched rule's mapping (Google type → category). */
+  consentMode?: { mapping: Record<string, Category | "necessary">; waitForUpdate: number; region: ReadonlyArray<string> | null }
 }
 
 /** The choice kept in localStorage: the last act for a policy fingerprint. */

@@ -1,4 +1,5 @@
 import { boot } from "../runtime/boot.js"
+import { consentMode } from "../runtime/consent-mode.js"
 import { consentUi } from "./consent-ui.js"
 
-boot([consentUi()])
+boot([consentMode(), consentUi()])
