@@ -1,6 +1,9 @@
 import type { SqlClient } from "@effect/sql"
 import type { ManifestOptions, SessionReport } from "@svc/schema"
 import type { Layer } from "effect"
+import type { EventsOptions, WebhookOptions } from "./events.js"
+
+export type { EventRetryOptions, EventsOptions, WebhookOptions } from "./events.js"
 
 export type SqlDialect = "sqlite" | "postgres" | "mysql"
 
@@ -141,6 +144,10 @@ export interface SvcConfigOptions {
   readonly openapi?: OpenApiOptions
   readonly script?: ScriptOptions
   readonly rateLimit?: RateLimitOptions
+  /** Endpoints that receive consent events (Standard Webhooks). */
+  readonly webhooks?: ReadonlyArray<WebhookOptions>
+  /** Event stream sink (NATS JetStream), custom sinks and delivery settings. */
+  readonly events?: EventsOptions
   readonly version?: string
 }
 

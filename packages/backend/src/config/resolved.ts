@@ -1,6 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { ManifestOptions } from "@svc/schema"
 import { Context, type Layer } from "effect"
+import type { ResolvedEvents } from "./events.js"
 import type { RequestLogLevel, SessionOptions, SqlDialect } from "./options.js"
 
 /** Configuration after validation, with every default applied. The only way services read options. */
@@ -54,6 +55,8 @@ export interface ResolvedConfig {
   }
   /** `undefined` when `rateLimit` is not configured: nothing is limited. */
   readonly rateLimit: ResolvedRateLimit | undefined
+  /** Webhooks, the NATS sink, custom sinks and delivery settings (`webhooks` and `events`). */
+  readonly events: ResolvedEvents
   readonly version: string
   readonly observability: { readonly requests: RequestLogLevel; readonly format: "logfmt" | "json" | "pretty" }
   readonly sessions: SessionOptions

@@ -99,6 +99,29 @@ export const OptionsSchema = Schema.Struct({
     manifest: Schema.optional(RateLimitRule),
     scripts: Schema.optional(RateLimitRule)
   })),
+  // Checked in `events.ts`, which never repeats a secret.
+  webhooks: Schema.optional(Schema.Array(Schema.Struct({
+    id: Schema.String,
+    url: Schema.String,
+    secret: Schema.String,
+    events: Schema.optional(Schema.Array(Schema.String))
+  }))),
+  events: Schema.optional(Schema.Struct({
+    nats: Schema.optional(Schema.Struct({ servers: Schema.Union(Schema.String, Schema.Array(Schema.String)), subject: Schema.String })),
+    sinks: Schema.optional(AnyLayer),
+    delivery: Schema.optional(Schema.Struct({
+      enabled: Schema.optional(Schema.Boolean),
+      pollIntervalMs: Schema.optional(Schema.Number),
+      timeoutMs: Schema.optional(Schema.Number),
+      leaseMs: Schema.optional(Schema.Number),
+      batchSize: Schema.optional(Schema.Number),
+      retry: Schema.optional(Schema.Struct({
+        baseDelayMs: Schema.optional(Schema.Number),
+        maxDelayMs: Schema.optional(Schema.Number),
+        giveUpAfterMs: Schema.optional(Schema.Number)
+      }))
+    }))
+  })),
   version: Schema.optional(Schema.String),
   observability: Schema.optional(Schema.Struct({
     requests: Schema.optional(Schema.Literal("all", "warnings", "errors", "none")),

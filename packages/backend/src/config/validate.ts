@@ -3,6 +3,7 @@ import { Either, ParseResult, Schema } from "effect"
 import { manifestProblems } from "../policy/validate-manifest.js"
 import { databaseProblems, withDatabaseProblems } from "./database-options.js"
 import { SvcConfigurationError } from "./errors.js"
+import { resolveEvents } from "./events.js"
 import { resolveRateLimit } from "./rate-limit.js"
 import type { SvcOptions } from "./options.js"
 import { DEFAULT_IP_HEADERS, type ResolvedConfig } from "./resolved.js"
@@ -114,6 +115,7 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
   }
 
   const rateLimit = resolveRateLimit(input, tenantId, problems)
+  const events = resolveEvents(input, problems)
   if (Either.isLeft(decoded)) throw new SvcConfigurationError(problems)
   const options = input as unknown as SvcOptions
 
@@ -222,6 +224,7 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
       format: options.observability?.format ?? "logfmt"
     },
     sessions: options.sessions ?? {},
-    rateLimit
+    rateLimit,
+    events
   }
 }

@@ -24,6 +24,7 @@ import { Clock, Effect, Either, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { retryDeadlocks } from "../database/deadlock.js"
+import { EventOutbox } from "../events/outbox.js"
 import { clientIp } from "../http/client-ip.js"
 import { currentWideEvent } from "../http/wide-event.js"
 import { LegalDocuments } from "../legal/documents.js"
@@ -90,7 +91,8 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
     IdentityLinks.Default,
     LegalDocuments.Default,
     PolicySnapshots.Default,
-    PolicyManifest.Default
+    PolicyManifest.Default,
+    EventOutbox.Default
   ],
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
@@ -101,6 +103,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
     const legalDocuments = yield* LegalDocuments
     const snapshots = yield* PolicySnapshots
     const manifest = yield* PolicyManifest
+    const outbox = yield* EventOutbox
     const tenantId = config.tenantId ?? ""
     const declaredVendors = config.manifest.vendors ?? []
 
@@ -299,7 +302,18 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
                 return yield* Effect.fail(new SubjectConflict({ message: "This subject id is held by another tenant" }))
               }
             }
-            return yield* consents.insertIfAbsent(row)
+            const stored = yield* consents.insertIfAbsent(row)
+            // The act's events commit (or roll back) with it; a replay stores nothing and sends nothing.
+            if (stored) {
+              yield* outbox.consentRecorded({
+                stored: readConsentRow(asRow(row, release)),
+                link,
+                newSubject: created,
+                action: body.action ?? null,
+                surface: body.surface ?? null
+              })
+            }
+            return stored
           })
         ).pipe(retryDeadlocks, orDatabaseError)
         // A twin's act is read after this transaction ends: inside it, a MySQL snapshot could predate the twin's commit.

@@ -4,6 +4,8 @@ import { Effect, Layer } from "effect"
 import { type ResolvedConfig, SvcConfig } from "../config/resolved.js"
 import { sqlClientLayer } from "../database/client.js"
 import { migrateDatabase } from "../database/migrate.js"
+import { EventDeliveryLive } from "../events/deliverer.js"
+import { EventSinksLive } from "../events/sinks-live.js"
 import { reportSchemaState } from "../database/schema-state.js"
 import { ApiKeyAuthLive } from "../http/api-keys.js"
 import { EdgeLive, notFoundFallback, PreflightRouteLive } from "../http/edge.js"
@@ -51,10 +53,12 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
   const FastPath = onInitFastPath === undefined
     ? Layer.empty
     : Layer.effectDiscard(Effect.map(makeInitFastPath, onInitFastPath))
-  return Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, PreflightRouteLive, FastPath).pipe(
+  // The event deliverer runs for the layer's lifetime, so a host composing this layer delivers too.
+  return Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, PreflightRouteLive, FastPath, EventDeliveryLive).pipe(
     Layer.provide(EdgeLive),
     Layer.provide(MountedRouter),
     Layer.provide(ServicesLive),
+    Layer.provide(EventSinksLive),
     Layer.provide(HttpServer.layerContext),
     Layer.provide(ConfigLive),
     Layer.provide(SqlLive)

@@ -1,9 +1,11 @@
 import { Conflict, type DatabaseError, InvalidRequest, NotFound, PolicySnapshotExpired, PolicySnapshotInvalid } from "@svc/api"
 import type { LegalDocumentRelease, LegalReleaseId } from "@svc/schema"
 import { randomBytes } from "node:crypto"
+import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
+import { EventOutbox } from "../events/outbox.js"
 import { LegalDocumentsRepo, type ReleaseRow } from "./repository.js"
 import { verifyLegalDocumentSnapshot } from "./snapshot-tokens.js"
 
@@ -31,10 +33,12 @@ export interface DocumentReference {
  * CONFLICT.
  */
 export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backend/LegalDocuments", {
-  dependencies: [LegalDocumentsRepo.Default],
+  dependencies: [LegalDocumentsRepo.Default, EventOutbox.Default],
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
     const repo = yield* LegalDocumentsRepo
+    const sql = yield* SqlClient.SqlClient
+    const outbox = yield* EventOutbox
     const tenantId = config.tenantId ?? ""
 
     const sameRelease = (row: ReleaseRow, version: string, effectiveDate: number) =>
@@ -65,19 +69,27 @@ export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backe
             return yield* Effect.fail(conflict(existing.value))
           }
           const id = newReleaseId()
-          const inserted = yield* repo.insertNext({
-            id,
-            tenantId,
-            type,
-            version: input.version,
-            hash: input.hash,
-            effectiveDate,
-            createdAt: Date.now()
-          })
-          if (inserted) {
-            const row = yield* repo.findByHash(key)
-            if (Option.isSome(row)) return toRelease(row.value)
-          }
+          // The release and its `legal_document.published` event land together or not at all.
+          const published = yield* sql.withTransaction(
+            Effect.gen(function*() {
+              const inserted = yield* repo.insertNext({
+                id,
+                tenantId,
+                type,
+                version: input.version,
+                hash: input.hash,
+                effectiveDate,
+                createdAt: Date.now()
+              })
+              if (!inserted) return Option.none()
+              const row = yield* repo.findByHash(key)
+              if (Option.isNone(row)) return Option.none()
+              const release = toRelease(row.value)
+              yield* outbox.legalDocumentPublished(release)
+              return Option.some(release)
+            })
+          )
+          if (Option.isSome(published)) return published.value
         }
         return yield* Effect.dieMessage("legal document publish did not settle after 20 attempts")
       }).pipe(orDatabaseError)

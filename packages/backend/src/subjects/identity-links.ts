@@ -6,9 +6,11 @@ import {
   Unauthorized
 } from "@svc/api"
 import type { LinkIdentityRequest, SubjectId } from "@svc/schema"
+import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
+import { EventOutbox } from "../events/outbox.js"
 import { ApiKeys } from "../http/api-keys.js"
 import { verifyIdentityToken } from "../identity/tokens.js"
 import { type IdentityLink, SubjectsRepo } from "./repository.js"
@@ -32,11 +34,13 @@ export interface LinkedSubject {
  * optional `idp` is the link's provider.
  */
 export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend/IdentityLinks", {
-  dependencies: [SubjectsRepo.Default, ApiKeys.Default],
+  dependencies: [SubjectsRepo.Default, ApiKeys.Default, EventOutbox.Default],
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
     const repo = yield* SubjectsRepo
     const apiKeys = yield* ApiKeys
+    const sql = yield* SqlClient.SqlClient
+    const outbox = yield* EventOutbox
     const tenantId = config.tenantId ?? ""
     const tokenSettings = config.identityToken
 
@@ -109,7 +113,14 @@ export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend
             )
           }
           const now = yield* Clock.currentTimeMillis
-          const changed = yield* repo.setLink({ tenantId, id, expected: current, link: wanted, now })
+          // The link and its `subject.linked` event land together or not at all.
+          const changed = yield* sql.withTransaction(
+            Effect.gen(function*() {
+              const set = yield* repo.setLink({ tenantId, id, expected: current, link: wanted, now })
+              if (set) yield* outbox.subjectLinked({ subjectId: id, ...wanted })
+              return set
+            })
+          )
           if (changed) return { id, ...wanted }
         }
         return yield* Effect.fail(new IdentityConflict({ message: "The subject's link changed concurrently; retry" }))

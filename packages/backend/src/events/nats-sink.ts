@@ -1,0 +1,58 @@
+import { jetstream } from "@nats-io/jetstream"
+import { connect, type NatsConnection } from "@nats-io/transport-node"
+import { Effect } from "effect"
+import { Delivered, type EventSink, type OutgoingEvent, RetryLater } from "./sinks.js"
+
+/** The server's reason without the URL (which may carry credentials). */
+const describe = (error: unknown): string => {
+  const e = error as { code?: unknown; name?: unknown; message?: unknown } | null
+  const code = typeof e?.code === "string" ? e.code : typeof e?.name === "string" ? e.name : "error"
+  const message = typeof e?.message === "string" ? e.message.replace(/\b\w+:\/\/\S+/g, "<url>") : ""
+  return `NATS: ${code}${message === "" ? "" : ` ${message}`}`.slice(0, 300)
+}
+
+/**
+ * NATS JetStream as a sink: each event is published to `subject` with its id as `Nats-Msg-Id`
+ * (the stream drops a redelivery inside its duplicate window) and counts as delivered only once
+ * the stream acknowledges it. The connection is opened on first use and again after it closes,
+ * so svc starts, and keeps events in the outbox, while NATS is down. Closed with the scope.
+ */
+export const natsSink = (settings: { readonly servers: ReadonlyArray<string>; readonly subject: string }, timeoutMs: number) =>
+  Effect.gen(function*() {
+    let connection: Promise<NatsConnection> | undefined
+    const connected = () => {
+      connection ??= connect({
+        servers: [...settings.servers],
+        timeout: timeoutMs,
+        reconnect: true,
+        maxReconnectAttempts: -1
+      })
+      const pending = connection
+      pending.catch(() => {
+        if (connection === pending) connection = undefined
+      })
+      return pending.then((nc) => {
+        if (nc.isClosed() && connection === pending) connection = undefined
+        return nc
+      })
+    }
+    yield* Effect.addFinalizer(() =>
+      connection === undefined ? Effect.void : Effect.promise(() => connection!.then((nc) => nc.close()).catch(() => undefined))
+    )
+    const sink: EventSink = {
+      id: "nats",
+      accepts: () => true,
+      deliver: (event: OutgoingEvent) =>
+        Effect.tryPromise(async () => {
+          const nc = await connected()
+          const ack = await jetstream(nc).publish(settings.subject, event.body, { msgID: event.id, timeout: timeoutMs })
+          return ack
+        }).pipe(
+          Effect.match({
+            onFailure: (error) => new RetryLater({ reason: describe(error.error) }),
+            onSuccess: () => new Delivered({})
+          })
+        )
+    }
+    return sink
+  })
