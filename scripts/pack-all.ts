@@ -48,6 +48,16 @@ export const checkManifests = (): Array<string> => {
       if (name.startsWith("@svc/") && range !== version) problems.push(`${pkg.name} depends on ${name}@${range}, not ${version}`)
     }
   }
+  // dist/cli.mjs inlines these packages' code, so it imports their dependencies itself.
+  const server = manifest("server")
+  for (const dir of ["backend", "api", "schema"]) {
+    for (const [name, range] of Object.entries(manifest(dir).dependencies ?? {})) {
+      if (name.startsWith("@svc/")) continue
+      if (server.dependencies?.[name] !== range) {
+        problems.push(`@svc/server's bundle inlines @svc/${dir}, which imports ${name}: declare "${name}": "${range}" in packages/server/package.json`)
+      }
+    }
+  }
   return problems
 }
 

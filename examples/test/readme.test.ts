@@ -1,0 +1,274 @@
+// The README's code is these files: every TypeScript block in README.md and packages/*/README.md is
+// marked with the example file it shows and must equal it, and the files run here against real
+// databases (`npx tsc -p tsconfig.test.json` type-checks them).
+import { resolveOptions, type SvcOptions } from "@svc/backend"
+import { startServer, withDatabaseUrl } from "@svc/server"
+import { createSvcClient, type SvcResult, unwrap } from "@svc/client"
+import { Effect } from "effect"
+import Database from "better-sqlite3"
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join, relative, resolve } from "node:path"
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
+import { dialects, freshDatabase } from "../../packages/backend/test/support/dialects.js"
+import { status } from "../../packages/client/examples/effect-program.js"
+import type { SvcResultShape } from "../../packages/client/examples/result-shape.js"
+import { codeBlocks, containsFragment } from "./readme-blocks.js"
+
+const root = resolve(import.meta.dirname, "../..")
+const readmes = [join(root, "README.md"), ...readdirSync(join(root, "packages")).map((dir) => join(root, "packages", dir, "README.md")).filter(existsSync)]
+
+describe("README code blocks are the example files", () => {
+  it.each(readmes.map((path) => [relative(root, path), path]))("%s", (_name, path) => {
+    for (const block of codeBlocks(path)) {
+      const where = `${relative(root, path)}:${block.line}`
+      if (block.lang === "ts" || block.lang === "typescript") expect(block.file, `${where}: a TypeScript block names its example file`).toBeDefined()
+      if (block.file === undefined) continue
+      expect(existsSync(block.file), `${where}: ${block.file} exists`).toBe(true)
+      const file = readFileSync(block.file, "utf8")
+      if (block.fragment) expect(containsFragment(file, block.code), `${where} appears in ${relative(root, block.file)}`).toBe(true)
+      else expect(block.code, `${where} equals ${relative(root, block.file)}`).toBe(file)
+    }
+  })
+})
+
+const children: Array<ChildProcess> = []
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+})
+
+const freePort = () =>
+  new Promise<number>((done) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => done(port))
+    })
+  })
+
+/** Runs an example file the way a user would (`tsx file.ts`) in a fresh directory; resolves once `ready` answers. */
+const runExample = async (file: string, readyPath: string) => {
+  const cwd = mkdtempSync(join(tmpdir(), "svc-example-"))
+  const port = await freePort()
+  const child = spawn(join(root, "node_modules/.bin/tsx"), ["--conditions=@svc/source", join(root, "examples", file)], {
+    cwd,
+    detached: true,
+    env: { ...process.env, PORT: String(port) }
+  })
+  children.push(child)
+  let output = ""
+  child.stdout!.on("data", (d) => (output += d))
+  child.stderr!.on("data", (d) => (output += d))
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${file} exited with ${child.exitCode}: ${output}`)
+    const ok = await fetch(`${url}${readyPath}`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false)
+    if (ok) break
+    if (Date.now() > deadline) throw new Error(`${file} never answered ${readyPath}: ${output}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { url, cwd }
+}
+
+const preferences = { necessary: true, measurement: true, marketing: false, functionality: false, experience: false }
+const newSubjectId = () => `sub_${crypto.randomUUID().replaceAll("-", "")}`
+
+/** A browser's save (no policy snapshot: these configs sign none). */
+const save = async (base: string, subjectId: string) => {
+  const response = await fetch(`${base}/subjects`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ type: "cookie_banner", domain: "example.com", subjectId, givenAt: Date.now(), preferences })
+  })
+  return { status: response.status, body: await response.json() as Record<string, unknown> }
+}
+
+const storedIp = (cwd: string, subjectId: string) => {
+  const db = new Database(join(cwd, "svc.db"), { readonly: true })
+  try {
+    return (db.prepare("SELECT ip_address FROM svc_consents WHERE subject_id = ?").get(subjectId) as { ip_address: string | null } | undefined)?.ip_address
+  } finally {
+    db.close()
+  }
+}
+
+describe("README: using the backend from your own server", () => {
+  it("node:http: saves and reads a consent, and stores the visitor's masked IP", async () => {
+    const { url, cwd } = await runExample("node-http.ts", "/status")
+    const subjectId = newSubjectId()
+    const saved = await save(url, subjectId)
+    expect(saved.status).toBe(200)
+    const read = await (await fetch(`${url}/subjects/${subjectId}`)).json() as { consents: Array<unknown> }
+    expect(read.consents).toHaveLength(1)
+    expect(storedIp(cwd, subjectId)).toBe("127.0.0.0")
+    // A header from the visitor cannot claim another address.
+    const spoofed = newSubjectId()
+    await fetch(`${url}/subjects`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-socket-address": "203.0.113.9", "x-forwarded-for": "203.0.113.9" },
+      body: JSON.stringify({ type: "cookie_banner", domain: "example.com", subjectId: spoofed, givenAt: Date.now(), preferences })
+    })
+    expect(storedIp(cwd, spoofed)).toBe("127.0.0.0")
+  }, 180_000)
+
+  it("Effect app: migrates on start, serves svc under /consent next to its own route, saves", async () => {
+    const { url, cwd } = await runExample("effect-app.ts", "/hello")
+    expect(await (await fetch(`${url}/hello`)).text()).toBe("hi")
+    const subjectId = newSubjectId()
+    const saved = await save(`${url}/consent`, subjectId)
+    expect(saved.status).toBe(200)
+    const read = await (await fetch(`${url}/consent/subjects/${subjectId}`)).json() as { consents: Array<unknown> }
+    expect(read.consents).toHaveLength(1)
+    expect(storedIp(cwd, subjectId)).toBe("127.0.0.0")
+  }, 180_000)
+})
+
+describe("README: configuration", () => {
+  const env = {
+    SVC_API_KEY: "readme-config-api-key",
+    SVC_SNAPSHOT_KEY: "readme-config-snapshot-signing-key-0123456789",
+    SVC_IDENTITY_KEY: "readme-config-identity-signing-key-0123456789"
+  }
+  const load = async (): Promise<SvcOptions> => {
+    Object.assign(process.env, env)
+    return (await import("../svc.config.js")).default
+  }
+
+  it("svc.config.ts is a valid configuration", async () => {
+    const config = resolveOptions(await load())
+    expect(config.manifest.policyRules.map((rule: { id: string }) => rule.id)).toEqual(["eu", "california", "everyone-else"])
+  })
+
+  it.runIf(process.env.SVC_TEST_PG_URL)("svc.config.ts serves on PostgreSQL: a signed decision, saved and read back", async () => {
+    const fresh = await freshDatabase("postgres")
+    const options = withDatabaseUrl(await load(), process.env.SVC_TEST_PG_URL)
+    const server = await startServer(
+      { ...options, database: { ...fresh.database }, observability: { requests: "none" } },
+      { port: 0, host: "127.0.0.1" }
+    )
+    try {
+      const init = await (await fetch(`${server.url}/init?country=DE`)).json() as { policySnapshotToken: string }
+      const subjectId = newSubjectId()
+      const saved = await fetch(`${server.url}/subjects`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ type: "cookie_banner", domain: "www.example.com", subjectId, givenAt: Date.now(), preferences, policySnapshotToken: init.policySnapshotToken })
+      })
+      expect(saved.status).toBe(200)
+      const read = await (await fetch(`${server.url}/subjects/${subjectId}`)).json() as { consents: Array<unknown> }
+      expect(read.consents).toEqual([expect.objectContaining({ policyId: "eu", runtimePolicySource: "snapshot_token" })])
+    } finally {
+      await server.close()
+      await fresh.drop()
+    }
+  })
+})
+
+describe("README: rate limits", () => {
+  it("the rate-limit fragment is a configuration that serves and saves (Redis at 127.0.0.1:6379)", async () => {
+    process.env.SVC_REDIS_URL = "redis://127.0.0.1:6379"
+    const options = (await import("../rate-limit.config.js")).default
+    const fresh = await freshDatabase("sqlite")
+    const server = await startServer({ ...options, database: fresh.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })
+    try {
+      expect((await save(server.url, newSubjectId())).status).toBe(200)
+    } finally {
+      await server.close()
+      await fresh.drop()
+    }
+  })
+})
+
+describe("README: Google Consent Mode", () => {
+  it("the consentMode fragment is a configuration whose /init carries the resolved mapping", async () => {
+    const options = (await import("../consent-mode.config.js")).default
+    const fresh = await freshDatabase("sqlite")
+    const server = await startServer({ ...options, database: fresh.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })
+    try {
+      const init = await (await fetch(`${server.url}/init?country=DE`)).json() as { consentMode: { mapping: Record<string, string>; waitForUpdate: number } }
+      expect(init.consentMode.mapping).toMatchObject({ personalization_storage: "functionality", ad_user_data: "measurement" })
+      expect(init.consentMode.waitForUpdate).toBe(500)
+    } finally {
+      await server.close()
+      await fresh.drop()
+    }
+  })
+})
+
+describe.each(dialects)("README: the client library (%s)", (dialect) => {
+  let closeAll: Array<() => Promise<void>> = []
+  afterAll(async () => {
+    for (const close of closeAll) await close()
+    closeAll = []
+  })
+
+  it("sends the newsletter only to a user whose privacy-policy consent is on record", async () => {
+    const fresh = await freshDatabase(dialect)
+    const apiKey = "readme-client-api-key"
+    const server = await startServer(
+      { database: fresh.database, apiKeys: [apiKey], observability: { requests: "none" } },
+      { port: 0, host: "127.0.0.1" }
+    )
+    closeAll.push(() => server.close(), () => fresh.drop())
+    const admin = createSvcClient({ baseUrl: server.url, apiKey })
+    unwrap(await admin.legalDocuments.publish("privacy_policy", { version: "2026-01", hash: "a".repeat(64), effectiveDate: "2026-01-01" }))
+    const subjectId = newSubjectId()
+    unwrap(await admin.subjects.create({ type: "privacy_policy", domain: "example.com", subjectId, givenAt: new Date(), externalSubjectId: "user-with-consent" }))
+
+    process.env.SVC_URL = server.url
+    process.env.SVC_API_KEY = apiKey
+    vi.resetModules() // the example makes its client when imported: once per server here
+    const { sendNewsletterIfAllowed } = await import("../newsletter.js")
+    const sent: Array<string> = []
+    const send = async (user: { id: string }) => {
+      sent.push(user.id)
+    }
+    await sendNewsletterIfAllowed({ id: "user-with-consent" }, send)
+    await sendNewsletterIfAllowed({ id: "user-without" }, send)
+    expect(sent).toEqual(["user-with-consent"])
+  })
+})
+
+/** The shape packages/client/README.md shows is the real SvcResult (readonly aside): checked by tsc. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+export const resultShapeIsReal: Same<SvcResultShape<{ n: number }, "NOT_FOUND">, SvcResult<{ n: number }, "NOT_FOUND">> = true
+
+describe.each(dialects)("packages/client/README.md against the real backend (%s)", (dialect) => {
+  let server: Awaited<ReturnType<typeof startServer>>
+  let fresh: Awaited<ReturnType<typeof freshDatabase>>
+  afterAll(async () => {
+    await server?.close()
+    await fresh?.drop()
+  })
+
+  it("the opening example reads a subject (and reports an unknown one)", async () => {
+    fresh = await freshDatabase(dialect)
+    server = await startServer({ database: fresh.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })
+    const subjectId = newSubjectId()
+    expect((await save(server.url, subjectId)).status).toBe(200)
+    const { SVC_API_KEY: _key, ...withoutApiKey } = process.env
+    const run = (id: string) =>
+      new Promise<{ stdout: string; stderr: string }>((done, fail) => {
+        const child = spawn(join(root, "node_modules/.bin/tsx"), ["--conditions=@svc/source", join(root, "packages/client/examples/get-subject.ts"), id], {
+          env: { ...withoutApiKey, SVC_URL: server.url }
+        })
+        let stdout = ""
+        let stderr = ""
+        child.stdout.on("data", (d) => (stdout += d))
+        child.stderr.on("data", (d) => (stderr += d))
+        child.on("exit", (code) => (code === 0 ? done({ stdout, stderr }) : fail(new Error(`exit ${code}: ${stderr}`))))
+      })
+    const found = await run(subjectId)
+    expect(found.stdout).toMatch(/^true \{/)
+    expect(found.stdout).toContain("measurement")
+    const missing = await run(newSubjectId())
+    expect(missing.stderr).toMatch(/^NOT_FOUND /)
+  }, 120_000)
+
+  it("the Effect program reads /status", async () => {
+    const result = await Effect.runPromise(status(server.url))
+    expect(result.status).toBe("ok")
+  })
+})
