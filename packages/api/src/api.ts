@@ -7,6 +7,7 @@ import {
   UnsupportedMediaTypeWire
 } from "./errors.js"
 import { ConsentsGroup, ExperimentsGroup } from "./groups/admin.js"
+import { EventsGroup } from "./groups/events.js"
 import { LegalDocumentsGroup } from "./groups/legal-documents.js"
 import { PolicyGroup } from "./groups/policy.js"
 import { RecordsGroup } from "./groups/records.js"
@@ -25,6 +26,7 @@ export class SvcApi extends HttpApi.make("svc")
   .add(ExperimentsGroup)
   .add(LegalDocumentsGroup)
   .add(RecordsGroup)
+  .add(EventsGroup)
   .addError(InvalidRequestWire)
   .addError(PayloadTooLargeWire)
   .addError(UnsupportedMediaTypeWire)

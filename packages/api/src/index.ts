@@ -1,6 +1,7 @@
 export { SvcApi } from "./api.js"
 export * from "./errors.js"
 export { ConsentsGroup, ExperimentsGroup } from "./groups/admin.js"
+export { EventsGroup } from "./groups/events.js"
 export { LegalDocumentsGroup } from "./groups/legal-documents.js"
 export { InitHeaders, InitQuery, PolicyGroup } from "./groups/policy.js"
 export { RecordsGroup } from "./groups/records.js"

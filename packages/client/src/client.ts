@@ -2,6 +2,7 @@ import { FetchHttpClient } from "@effect/platform"
 import { Effect } from "effect"
 import { makeSvcApiClient } from "./effect-client.js"
 import { type ConsentCheckMethod, consentMethods } from "./methods/consents.js"
+import { eventMethods, type EventMethods } from "./methods/events.js"
 import { experimentMethods, type ExperimentMethods } from "./methods/experiments.js"
 import { legalDocumentMethods, type LegalDocumentMethods } from "./methods/legal-documents.js"
 import { serviceMethods, type ServiceMethods } from "./methods/service.js"
@@ -15,6 +16,7 @@ export interface SvcClient extends ServiceMethods {
   readonly subjects: SubjectMethods
   readonly legalDocuments: LegalDocumentMethods
   readonly experiments: ExperimentMethods
+  readonly events: EventMethods
 }
 
 /** A client created without an `apiKey`: no key-only methods. */
@@ -48,7 +50,8 @@ export const createSvcClient = <const O extends SvcClientOptions>(options: O): S
     consents: consentMethods(runtime),
     subjects: subjectMethods(runtime),
     legalDocuments: legalDocumentMethods(runtime),
-    experiments: experimentMethods(runtime)
+    experiments: experimentMethods(runtime),
+    events: eventMethods(runtime)
   }
   return client as SvcClientFor<O>
 }

@@ -62,6 +62,14 @@ export type {
   SubjectExportTarget,
   SubjectListData
 } from "./methods/subjects.js"
+export type {
+  DeliveryData,
+  DeliveryListCode,
+  DeliveryListData,
+  ListDeliveriesInput,
+  RetryDeliveryCode
+} from "./methods/events.js"
 export type { SvcClientOptions, SvcFetch, SvcRetryOptions } from "./options.js"
+export { type VerifiedWebhook, verifyWebhook, type WebhookHeaders } from "./webhooks.js"
 export { type SvcDataOf, type SvcErrorCodeOf, type SvcFailure, type SvcResult, type SvcSuccess, unwrap } from "./result.js"
 export { CLIENT_VERSION } from "./version.js"

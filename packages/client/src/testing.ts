@@ -39,7 +39,8 @@ export const createMockSvcClient = (handlers: SvcMockHandlers = {}): SvcClient =
     consents: group("consents", ["check"]),
     subjects: group("subjects", ["identify", "get", "create", "list", "export", "erase"]),
     legalDocuments: group("legalDocuments", ["publish", "current", "list"]),
-    experiments: group("experiments", ["summary"])
+    experiments: group("experiments", ["summary"]),
+    events: group("events", ["listDeliveries", "retryDelivery"])
   } as unknown as SvcClient
 }
 

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { EventDeliveryCounts } from "./events.js"
 import { Timestamp } from "./time.js"
 
 /** `GET /status`. `client` describes the caller as the backend sees it. */
@@ -12,6 +13,8 @@ export const Status = Schema.Struct({
     acceptLanguage: Schema.NullOr(Schema.String),
     country: Schema.NullOr(Schema.String),
     region: Schema.NullOr(Schema.String)
-  })
+  }),
+  /** Consent event deliveries waiting and given up, and endpoints a 410 disabled; only when a sink is configured. */
+  events: Schema.optional(EventDeliveryCounts)
 }).annotations({ identifier: "Status" })
 export type Status = typeof Status.Type

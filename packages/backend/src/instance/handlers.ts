@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { ConsentsHttpLive } from "../consents/http.js"
+import { EventsHttpLive } from "../events/http.js"
 import { LegalDocumentsHttpLive } from "../legal/http.js"
 import { SubjectsHttpLive } from "../subjects/http.js"
 import { ExperimentsHttpLive } from "../experiments/http.js"
@@ -15,5 +16,6 @@ export const HandlersLive = Layer.mergeAll(
   ConsentsHttpLive,
   ExperimentsHttpLive,
   LegalDocumentsHttpLive,
-  RecordsHttpLive
+  RecordsHttpLive,
+  EventsHttpLive
 )

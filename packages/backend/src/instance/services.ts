@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { ConsentLedger } from "../consents/ledger.js"
 import { ExperimentSummaries } from "../experiments/summaries.js"
+import { EventDeliveries } from "../events/deliveries.js"
 import { ApiKeys } from "../http/api-keys.js"
 import { LegalDocuments } from "../legal/documents.js"
 import { RateLimits } from "../limits/rate-limits.js"
@@ -34,5 +35,6 @@ export const ServicesLive = Layer.mergeAll(
   RateLimits.Default,
   LegalDocuments.Default,
   SubjectExports.Default,
-  SubjectErasure.Default
+  SubjectErasure.Default,
+  EventDeliveries.Default
 )

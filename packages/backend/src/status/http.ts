@@ -2,14 +2,19 @@ import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { SvcApi } from "@svc/api"
 import { Effect } from "effect"
 import { SvcConfig } from "../config/resolved.js"
+import { EventDeliveries } from "../events/deliveries.js"
 import { clientIp } from "../http/client-ip.js"
 import { requestLocation } from "../http/location.js"
 
 export const StatusHttpLive = HttpApiBuilder.group(SvcApi, "status", (handlers) =>
   Effect.gen(function*() {
     const config = yield* SvcConfig
+    const deliveries = yield* EventDeliveries
     return handlers.handle("status", () =>
-      Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        // An unreachable database leaves the counts out rather than failing the status answer.
+        const events = yield* Effect.orElseSucceed(deliveries.counts, () => undefined)
         const location = requestLocation(request.headers)
         return {
           status: "ok" as const,
@@ -21,7 +26,8 @@ export const StatusHttpLive = HttpApiBuilder.group(SvcApi, "status", (handlers) 
             acceptLanguage: request.headers["accept-language"] ?? null,
             country: location.country,
             region: location.region
-          }
+          },
+          ...(events === undefined ? {} : { events })
         }
       }))
   }))

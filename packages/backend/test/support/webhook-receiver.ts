@@ -11,11 +11,15 @@ export interface ReceivedWebhook {
   readonly body: string
   /** What the receiver answered. */
   readonly status: number
+  /** When the request arrived (epoch ms). */
+  readonly at: number
 }
+
+export type ReceiverAnswer = number | "close" | { readonly status: number; readonly headers?: Record<string, string>; readonly delayMs?: number }
 
 export interface ReceiverBehaviour {
   /** Answer for one request; default 204. `"close"` destroys the socket without an answer. */
-  answer?: (request: { readonly id: string; readonly count: number }) => number | "close" | { status: number; headers: Record<string, string> }
+  answer?: (request: { readonly id: string; readonly count: number; readonly body: string }) => ReceiverAnswer
   /** Milliseconds to wait before answering (to keep requests in flight). */
   delayMs?: number
 }
@@ -33,26 +37,30 @@ export const startReceiver = async (behaviour: ReceiverBehaviour = {}) => {
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
     request.on("end", () => {
+      const at = Date.now()
       const id = String(request.headers["webhook-id"] ?? "")
+      const body = Buffer.concat(chunks).toString("utf8")
       const n = (inFlight.get(id) ?? 0) + 1
       inFlight.set(id, n)
       if (n > 1) overlaps.push(id)
+      // Out of flight once answered or once the sender hung up (a timeout): svc may then retry.
+      response.once("close", () => inFlight.set(id, (inFlight.get(id) ?? 1) - 1))
       count++
-      const answer = behaviour.answer?.({ id, count }) ?? 204
+      const answer = behaviour.answer?.({ id, count, body }) ?? 204
       const finish = () => {
-        inFlight.set(id, (inFlight.get(id) ?? 1) - 1)
-        const body = Buffer.concat(chunks).toString("utf8")
         if (answer === "close") {
-          received.push({ id, headers: request.headers, body, status: 0 })
+          received.push({ id, headers: request.headers, body, status: 0, at })
           request.socket.destroy()
           return
         }
         const { headers, status } = typeof answer === "number" ? { status: answer, headers: {} } : answer
-        received.push({ id, headers: request.headers, body, status })
-        response.writeHead(status, headers).end()
+        // The sender gave up (timeout) before the answer: it never learns of it.
+        received.push({ id, headers: request.headers, body, status: response.destroyed ? 0 : status, at })
+        if (!response.destroyed) response.writeHead(status, headers ?? {}).end()
       }
-      if (behaviour.delayMs === undefined) finish()
-      else setTimeout(finish, behaviour.delayMs)
+      const delay = (typeof answer === "object" ? answer.delayMs : undefined) ?? behaviour.delayMs
+      if (delay === undefined) finish()
+      else setTimeout(finish, delay)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
