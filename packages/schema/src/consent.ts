@@ -96,13 +96,22 @@ export const SubjectVendorChoice = Schema.Struct({
 }).annotations({ identifier: "SubjectVendorChoice" })
 export type SubjectVendorChoice = typeof SubjectVendorChoice.Type
 
+/** Global Privacy Control on a stored act: what the rule's `gpcDenies` denied, and which of those the act had granted. */
+export const GpcProof = Schema.Struct({
+  denied: Schema.Array(OptionalCategory),
+  overridden: Schema.Array(OptionalCategory)
+}).annotations({ identifier: "GpcProof" })
+export type GpcProof = typeof GpcProof.Type
+
 export const SaveConsentResponse = Schema.Struct({
   subjectId: SubjectId,
   consentId: ConsentId,
   appliedPreferences: Schema.NullOr(Preferences),
   givenAt: Timestamp,
   runtimePolicySource: Schema.NullOr(RuntimePolicySource),
-  subjectVendorChoice: Schema.optional(SubjectVendorChoice)
+  subjectVendorChoice: Schema.optional(SubjectVendorChoice),
+  /** Present when a GPC signal applied: the categories the save granted that GPC stored as denied. */
+  gpcOverridden: Schema.optional(Schema.Array(OptionalCategory))
 }).annotations({ identifier: "SaveConsentResponse" })
 export type SaveConsentResponse = typeof SaveConsentResponse.Type
 
@@ -123,7 +132,9 @@ export const ConsentRecord = Schema.Struct({
   policyHash: Schema.NullOr(Schema.String),
   policyEffectiveDate: Schema.NullOr(Timestamp),
   runtimePolicySource: Schema.NullOr(RuntimePolicySource),
-  journeyId: Schema.NullOr(Schema.String)
+  journeyId: Schema.NullOr(Schema.String),
+  /** Present when a Global Privacy Control signal applied to the act. */
+  gpc: Schema.optional(GpcProof)
 }).annotations({ identifier: "ConsentRecord" })
 export type ConsentRecord = typeof ConsentRecord.Type
 

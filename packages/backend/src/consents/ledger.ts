@@ -26,6 +26,7 @@ import { orDatabaseError } from "../database/database-error.js"
 import { retryDeadlocks } from "../database/deadlock.js"
 import { EventOutbox } from "../events/outbox.js"
 import { clientIp } from "../http/client-ip.js"
+import { applyGpc, encodeGpcProof, gpcHeader } from "./gpc.js"
 import { currentWideEvent } from "../http/wide-event.js"
 import { LegalDocuments } from "../legal/documents.js"
 import type { ReleaseRow } from "../legal/repository.js"
@@ -172,7 +173,8 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           consentId: stored.id as ConsentId,
           appliedPreferences: stored.preferences,
           givenAt: new Date(stored.givenAt),
-          runtimePolicySource: stored.runtimePolicySource
+          runtimePolicySource: stored.runtimePolicySource,
+          ...(stored.gpc === null ? {} : { gpcOverridden: stored.gpc.overridden })
         }
         if (stored.vendorChoice === null) return response
         const all = (yield* orDatabaseError(consents.listBySubject({ tenantId, subjectId: stored.subjectId }))).map(
@@ -208,7 +210,8 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
       journey_id: row.journeyId,
       legal_version: release?.version ?? null,
       legal_hash: release?.hash ?? null,
-      legal_effective_date: release?.effective_date ?? null
+      legal_effective_date: release?.effective_date ?? null,
+      gpc: row.gpc
     })
 
     /** `POST /subjects`. */
@@ -245,6 +248,14 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           return yield* Effect.fail(verdict.left)
         }
         const pack = verdict.right?.pack
+        // GPC: from the request, or as /init saw it; the rule's gpcDenies win over what the act claims.
+        const gpc = applyGpc(
+          decision,
+          gpcHeader(context.headers) || verdict.right?.gpc === true,
+          pack ?? (body.policyId === undefined ? undefined : manifest.rule(body.policyId))
+        )
+        const applied = gpc.decision
+        const storedDigest = applied === decision ? digest : actDigest(applied)
 
         // The subject: created with its link on first save; a token only counts on creation.
         let link = null
@@ -270,14 +281,14 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           tenantId,
           subjectId: body.subjectId,
           actKey: key,
-          actDigest: digest,
+          actDigest: storedDigest,
           type: body.type,
           domain: body.domain,
           givenAt,
           createdAt: now,
-          preferences: decision.preferences === null ? null : JSON.stringify(decision.preferences),
-          receipts: JSON.stringify(decision.receipts),
-          vendorChoice: decision.vendorChoice === null ? null : JSON.stringify(decision.vendorChoice),
+          preferences: applied.preferences === null ? null : JSON.stringify(applied.preferences),
+          receipts: JSON.stringify(applied.receipts),
+          vendorChoice: applied.vendorChoice === null ? null : JSON.stringify(applied.vendorChoice),
           policyId: pack?.id ?? null,
           policyFingerprint: pack?.fingerprint ?? null,
           runtimePolicySource: verdict.right?.source ?? null,
@@ -289,7 +300,8 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           experimentArm: body.experiment?.arm ?? null,
           action: body.action ?? null,
           surface: body.surface ?? null,
-          timeToDecisionMs: body.timeToDecisionMs ?? null
+          timeToDecisionMs: body.timeToDecisionMs ?? null,
+          gpc: encodeGpcProof(gpc.proof)
         }
         // One transaction: the subject (with its link) and the act land together or not at all.
         // Both inserts skip an existing row rather than raise, so nothing aborts the transaction.
@@ -323,7 +335,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
         } else {
           const landed = yield* findStored
           if (Option.isNone(landed)) return yield* Effect.dieMessage("an act that blocked an insert is not readable")
-          stored = yield* answerStored(landed.value, digest)
+          stored = yield* answerStored(landed.value, storedDigest)
         }
         yield* recordDecisionSource(stored)
         return yield* respond(stored)

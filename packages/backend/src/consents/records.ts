@@ -1,6 +1,7 @@
-import type { ConsentId, ConsentRecord, Preferences, RuntimePolicySource } from "@svc/schema"
+import type { ConsentId, ConsentRecord, GpcProof, Preferences, RuntimePolicySource } from "@svc/schema"
 import { OptionalCategories } from "@svc/schema"
 import type { StoredReceipts, StoredVendorChoice } from "./act.js"
+import { decodeGpcProof } from "./gpc.js"
 import type { ConsentRow } from "./repository.js"
 
 /** A consent row with its JSON columns read. `readable` is false when one of them could not be. */
@@ -22,6 +23,7 @@ export interface StoredConsent {
   readonly legalReleaseId: string | null
   readonly journeyId: string | null
   readonly legal: { readonly version: string; readonly hash: string; readonly effectiveDate: number } | null
+  readonly gpc: GpcProof | null
 }
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -92,7 +94,8 @@ export const readConsentRow = (row: ConsentRow): StoredConsent => {
     journeyId: row.journey_id,
     legal: row.legal_version !== null && row.legal_hash !== null && row.legal_effective_date !== null
       ? { version: row.legal_version, hash: row.legal_hash, effectiveDate: Number(row.legal_effective_date) }
-      : null
+      : null,
+    gpc: decodeGpcProof(row.gpc)
   }
 }
 
@@ -119,6 +122,7 @@ export const toConsentRecord = (consent: StoredConsent, isLatestPolicy: boolean)
     policyHash: consent.legal?.hash ?? null,
     policyEffectiveDate: consent.legal === null ? null : new Date(consent.legal.effectiveDate),
     runtimePolicySource: consent.runtimePolicySource,
-    journeyId: consent.journeyId
+    journeyId: consent.journeyId,
+    ...(consent.gpc === null ? {} : { gpc: consent.gpc })
   }
 }

@@ -11,6 +11,8 @@ export const GIVEN_AT_SLACK_MS = 10 * 60 * 1000
 export interface SnapshotVerdict {
   readonly source: RuntimePolicySource
   readonly pack: PolicyPack
+  /** The GPC signal `/init` saw when it issued the token. */
+  readonly gpc: boolean
 }
 
 /**
@@ -76,5 +78,5 @@ export const judgeSnapshot = (input: {
       )
     }
   }
-  return Either.right({ source: late ? "snapshot_token_replayed" : "snapshot_token", pack })
+  return Either.right({ source: late ? "snapshot_token_replayed" : "snapshot_token", pack, gpc: claims.gpc })
 }

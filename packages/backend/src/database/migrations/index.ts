@@ -10,6 +10,7 @@ import legalRevisionUnique from "./7-legal-revision-unique.js"
 import mysqlBinaryCollation from "./8-mysql-binary-collation.js"
 import consentErasedAt from "./9-consent-erased-at.js"
 import secrets from "./10-secrets.js"
+import consentGpc from "./13-consent-gpc.js"
 import eventOutbox from "./11-event-outbox.js"
 
 /** Numbered migrations, one change each; a new one gets the next number and never edits an old one. */
@@ -24,7 +25,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [8, "mysql-binary-collation", mysqlBinaryCollation],
   [9, "consent-erased-at", consentErasedAt],
   [10, "secrets", secrets],
-  [11, "event-outbox", eventOutbox]
+  [11, "event-outbox", eventOutbox],
+  [13, "consent-gpc", consentGpc]
 ]
 
 /** A migration step that failed: which one, and the driver's reason (never the connection URL). */

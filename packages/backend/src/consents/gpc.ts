@@ -1,0 +1,48 @@
+import type { GpcProof, OptionalCategory, PolicyPack } from "@svc/schema"
+import type { ActDecision } from "./act.js"
+
+/**
+ * Global Privacy Control on a save: the signal applied when the request says `Sec-GPC: 1` or the
+ * policy snapshot from `/init` recorded it. Under the rule's `gpcDenies`, a category the act grants
+ * is stored as denied (preferences and receipts alike), and the proof names what was denied and
+ * what the act had claimed. Without a known rule the signal is recorded with nothing denied.
+ */
+export const applyGpc = (
+  decision: ActDecision,
+  signal: boolean,
+  pack: PolicyPack | undefined
+): { readonly decision: ActDecision; readonly proof: GpcProof | null } => {
+  if (!signal) return { decision, proof: null }
+  const denied: ReadonlyArray<OptionalCategory> = pack?.gpcDenies ?? []
+  const overridden = denied.filter((c) => decision.preferences?.[c] === true || decision.receipts[c]?.value === true)
+  if (overridden.length === 0) return { decision, proof: { denied, overridden } }
+  const receipts = { ...decision.receipts }
+  for (const c of overridden) {
+    const receipt = receipts[c]
+    if (receipt !== undefined) receipts[c] = { ...receipt, value: false }
+  }
+  const preferences = decision.preferences === null ? null : { ...decision.preferences }
+  if (preferences !== null) for (const c of overridden) if (preferences[c] !== undefined) preferences[c] = false
+  return { decision: { ...decision, preferences, receipts }, proof: { denied, overridden } }
+}
+
+/** `Sec-GPC: 1` (the header browsers with GPC on send with every request). */
+export const gpcHeader = (headers: Readonly<Record<string, string | undefined>>): boolean =>
+  headers["sec-gpc"]?.trim() === "1"
+
+/** The stored proof column: `NULL` when no signal applied. */
+export const encodeGpcProof = (proof: GpcProof | null): string | null => proof === null ? null : JSON.stringify(proof)
+
+const categories = new Set(["measurement", "marketing", "functionality", "experience"])
+const isCategoryList = (u: unknown): u is Array<OptionalCategory> =>
+  Array.isArray(u) && u.every((c) => typeof c === "string" && categories.has(c))
+
+export const decodeGpcProof = (text: string | null): GpcProof | null => {
+  if (text === null) return null
+  try {
+    const u = JSON.parse(text) as { denied?: unknown; overridden?: unknown }
+    return isCategoryList(u.denied) && isCategoryList(u.overridden) ? { denied: u.denied, overridden: u.overridden } : null
+  } catch {
+    return null
+  }
+}
