@@ -8,6 +8,7 @@ import { EventDeliveryLive } from "../events/deliverer.js"
 import { EventSinksLive } from "../events/sinks-live.js"
 import { reportSchemaState } from "../database/schema-state.js"
 import { ApiKeyAuthLive } from "../http/api-keys.js"
+import { CompressionLive } from "../http/compression.js"
 import { EdgeLive, notFoundFallback, PreflightRouteLive } from "../http/edge.js"
 import { OpenApiRoutesLive } from "../http/openapi.js"
 import { RateLimitMiddlewareLive } from "../http/rate-limit.js"
@@ -56,6 +57,7 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
   // The event deliverer runs for the layer's lifetime, so a host composing this layer delivers too.
   return Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, PreflightRouteLive, FastPath, EventDeliveryLive).pipe(
     Layer.provide(EdgeLive),
+    Layer.provide(CompressionLive),
     Layer.provide(MountedRouter),
     Layer.provide(ServicesLive),
     Layer.provide(EventSinksLive),

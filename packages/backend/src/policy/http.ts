@@ -2,15 +2,29 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { describeIssues, InvalidRequest, SvcApi } from "@svc/api"
 import { SessionReportInput } from "@svc/schema"
 import { Effect, ParseResult, Schema } from "effect"
+import { precompressed, type StaticBody, staticResponse } from "../http/compression.js"
 import { currentWideEvent } from "../http/wide-event.js"
 import { INIT_VARY, isSpeculative, PolicyInit } from "./init.js"
-import { ManifestDocuments } from "./manifest-documents.js"
+import { type ManifestDocument, ManifestDocuments } from "./manifest-documents.js"
 import { SessionReports } from "./sessions.js"
 
 const JSON_TYPE = "application/json"
 export const INIT_HEADERS = { "cache-control": "no-store", vary: INIT_VARY }
 
 const decodeReport = Schema.decodeUnknown(SessionReportInput, { errors: "all" })
+
+const encoder = new TextEncoder()
+const served = new WeakMap<ManifestDocument, StaticBody>()
+
+/** A manifest document's bytes, encoded once and compressed once per coding (it changes only on restart). */
+const servedManifest = (document: ManifestDocument): StaticBody => {
+  let body = served.get(document)
+  if (body === undefined) {
+    body = { bytes: precompressed(encoder.encode(document.body)), etag: document.etag, contentType: JSON_TYPE }
+    served.set(document, body)
+  }
+  return body
+}
 
 /** The `policy` group: HTTP in, services, HTTP out. */
 export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) =>
@@ -21,13 +35,11 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
 
     return handlers
       .handle("manifest", ({ headers, urlParams }) =>
-        Effect.sync(() => {
-          const document = documents.document(urlParams.language)
-          const cacheHeaders = { etag: document.etag, "cache-control": documents.cacheControl }
-          return documents.notModified(document, headers["if-none-match"])
-            ? HttpServerResponse.empty({ status: 304, headers: cacheHeaders })
-            : HttpServerResponse.text(document.body, { contentType: JSON_TYPE, headers: cacheHeaders })
-        }))
+        Effect.sync(() =>
+          staticResponse(servedManifest(documents.document(urlParams.language)), headers["if-none-match"], {
+            "cache-control": documents.cacheControl
+          })
+        ))
       .handle("init", ({ request, urlParams }) =>
         Effect.gen(function*() {
           const answer = yield* init.answer({

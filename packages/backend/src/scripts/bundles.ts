@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto"
 import { readFile, stat } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
+import { type StaticBody, staticBody } from "../http/compression.js"
 
 export type BundleKey = "full" | "headless" | "iab"
 
@@ -35,10 +35,8 @@ export const embeddedPrelude = (backendURL: string, config: Readonly<Record<stri
       .replace(/\u2029/g, "\\u2029")
   };\n`
 
-export interface ServedBundle {
-  readonly body: string
-  readonly etag: string
-}
+/** A bundle as served: its bytes with the prelude, strong ETag, compressed once per coding. */
+export type ServedBundle = StaticBody
 
 /**
  * Reads a bundle once per file version and prepares one body per backend URL (a handful per
@@ -62,8 +60,7 @@ export const makeBundleCache = (config: Readonly<Record<string, unknown>>) => {
     }
     let served = entry.bodies.get(backendURL)
     if (served === undefined) {
-      const body = embeddedPrelude(backendURL, config) + entry.source
-      served = { body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"` }
+      served = staticBody(embeddedPrelude(backendURL, config) + entry.source, "application/javascript; charset=utf-8")
       if (entry.bodies.size < 64) entry.bodies.set(backendURL, served)
     }
     return served

@@ -1,6 +1,7 @@
-import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpLayerRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { SvcConfig, type ResolvedConfig } from "../config/resolved.js"
+import { staticResponse } from "../http/compression.js"
 import { errorResponse } from "../http/error-response.js"
 import { RateLimits } from "../limits/rate-limits.js"
 import { consentModeScriptConfig } from "../policy/consent-mode.js"
@@ -54,14 +55,10 @@ export const ScriptRoutesLive = Layer.unwrapEffect(
           return errorResponse("SCRIPT_UNAVAILABLE", `The ${key} script bundle is not available`, { "retry-after": "60" })
         }
         const headers = {
-          etag: bundle.etag,
           "cache-control": "public, max-age=300, stale-while-revalidate=86400",
           vary: "Host, X-Forwarded-Proto"
         }
-        if (request.headers["if-none-match"]?.split(",").some((t) => t.trim() === bundle.etag) === true) {
-          return HttpServerResponse.empty({ status: 304, headers })
-        }
-        return HttpServerResponse.text(bundle.body, { contentType: "application/javascript; charset=utf-8", headers })
+        return staticResponse(bundle, request.headers["if-none-match"], headers)
       })
     return Layer.mergeAll(
       HttpLayerRouter.add("GET", config.script.path as `/${string}`, route("full")),
