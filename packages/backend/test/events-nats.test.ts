@@ -1,0 +1,86 @@
+import { jetstreamManager } from "@nats-io/jetstream"
+import { connect, type NatsConnection } from "@nats-io/transport-node"
+import { randomBytes } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { cookieSave, save } from "./support/consent-saves.js"
+import { dialects } from "./support/dialects.js"
+import { useServer } from "./support/server.js"
+import { startTcpProxy } from "./support/tcp-proxy.js"
+import { eventually } from "./support/webhook-receiver.js"
+
+/*
+ * The NATS JetStream sink against a real server (SVC_TEST_NATS_URL; CI sets it, and the suite
+ * fails, never skips, when it is set and unreachable). svc connects through a TCP proxy the test
+ * stops and starts, so NATS looks down and back to it.
+ */
+const NATS_URL = process.env.SVC_TEST_NATS_URL
+const target = NATS_URL === undefined ? undefined : new URL(NATS_URL.replace(/^nats:/, "http:"))
+const proxy = target === undefined ? undefined : await startTcpProxy({ host: target.hostname, port: Number(target.port || 4222) })
+
+describe.runIf(NATS_URL !== undefined).each(dialects)("events to NATS JetStream [%s]", (dialect) => {
+  const name = `SVC_T_${randomBytes(4).toString("hex").toUpperCase()}`
+  const subject = `svc_t.${name.toLowerCase()}.events`
+  let nc: NatsConnection
+  beforeAll(async () => {
+    nc = await connect({ servers: NATS_URL!, timeout: 2_000 })
+    const jsm = await jetstreamManager(nc)
+    await jsm.streams.add({ name, subjects: [subject] })
+  })
+  afterAll(async () => {
+    if (nc === undefined) return
+    await (await jetstreamManager(nc)).streams.delete(name).catch(() => undefined)
+    await nc.close()
+  })
+  const server = useServer(dialect, {
+    events: {
+      nats: { servers: proxy!.url(), subject },
+      delivery: { pollIntervalMs: 20, timeoutMs: 500, leaseMs: 5_000, retry: { baseDelayMs: 50, maxDelayMs: 200 } }
+    }
+  })
+  const streamIds = async () => {
+    const jsm = await jetstreamManager(nc)
+    const info = await jsm.streams.info(name)
+    const ids: Array<string> = []
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+      const msg = await jsm.streams.getMessage(name, { seq })
+      if (msg !== null) {
+        const event = JSON.parse(msg.string())
+        expect(msg.header.get("Nats-Msg-Id")).toBe(event.id)
+        ids.push(event.id)
+      }
+    }
+    return ids
+  }
+  const eventIds = async () => (await server.db().query("SELECT id FROM svc_events ORDER BY seq")).map((r) => String(r.id))
+  const pendingCount = async () =>
+    Number((await server.db().query("SELECT COUNT(*) AS n FROM svc_event_deliveries WHERE status = 'pending'"))[0]!.n)
+
+  it("publishes every event to the stream, marked delivered once the stream acknowledged it", async () => {
+    for (let i = 0; i < 20; i++) expect((await save(server, cookieSave())).status).toBe(200)
+    await eventually(async () => (await pendingCount()) === 0, 20_000, "all acknowledged")
+    const stored = await eventIds()
+    expect(stored).toHaveLength(20)
+    expect(new Set(await streamIds())).toEqual(new Set(stored))
+  })
+
+  it("while NATS is down events wait in the outbox; they flow when it is back", async () => {
+    await proxy!.stop()
+    try {
+      for (let i = 0; i < 10; i++) expect((await save(server, cookieSave())).status).toBe(200)
+      await eventually(async () => {
+        const rows = await server.db().query("SELECT last_error FROM svc_event_deliveries WHERE status = 'pending' AND attempts > 0")
+        return rows.length > 0 && rows.every((r) => String(r.last_error).startsWith("NATS"))
+      }, 20_000, "failed attempts recorded")
+      expect(await pendingCount()).toBe(10)
+    } finally {
+      await proxy!.start()
+    }
+    await eventually(async () => (await pendingCount()) === 0, 30_000, "delivered after NATS is back")
+    const stored = await eventIds()
+    expect(stored).toHaveLength(30)
+    // At least once: each event is in the stream (the stream's duplicate window drops repeats).
+    expect(new Set(await streamIds())).toEqual(new Set(stored))
+  })
+})
+
+afterAll(() => proxy?.stop())

@@ -1,0 +1,43 @@
+import { createServer, connect, type Server, type Socket } from "node:net"
+import type { AddressInfo } from "node:net"
+
+/**
+ * A TCP proxy on a fixed local port in front of `target` (host:port) that can be stopped and
+ * started again: the service behind it looks down, then back, to whoever connects through it.
+ */
+export const startTcpProxy = async (target: { readonly host: string; readonly port: number }) => {
+  const sockets = new Set<Socket>()
+  let server: Server | undefined
+  let port = 0
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      const s = createServer((client) => {
+        const upstream = connect(target.port, target.host)
+        for (const socket of [client, upstream]) {
+          sockets.add(socket)
+          socket.on("close", () => sockets.delete(socket))
+          socket.on("error", () => {
+            client.destroy()
+            upstream.destroy()
+          })
+        }
+        client.pipe(upstream).pipe(client)
+      })
+      s.once("error", reject)
+      s.listen(port, "127.0.0.1", () => {
+        port = (s.address() as AddressInfo).port
+        server = s
+        resolve()
+      })
+    })
+  await listen()
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy()
+      const s = server
+      server = undefined
+      if (s === undefined) resolve()
+      else s.close(() => resolve())
+    })
+  return { port: () => port, url: () => `nats://127.0.0.1:${port}`, stop, start: listen }
+}
