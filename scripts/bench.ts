@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- name ...]`: runs each benchmark in its own process, one after another, so
- * they never compete for the machine's two cores. Names: init, subjects, summary, client.
+ * they never compete for the machine's two cores. Names: init, subjects, summary, client, events.
  * Numbers are printed, never asserted: speed targets live here, not in the test suite.
  */
 import { spawnSync } from "node:child_process"
@@ -11,7 +11,8 @@ const benches: Record<string, string> = {
   init: "bench/init.ts",
   subjects: "bench/subjects.ts",
   summary: "bench/summary.ts",
-  client: "bench/client.ts"
+  client: "bench/client.ts",
+  events: "bench/events.ts"
 }
 
 const requested = process.argv.slice(2)

@@ -24,3 +24,13 @@ export {
   verifyLegalDocumentSnapshot
 } from "./legal/snapshot-tokens.js"
 export type { FastInitAnswer, InitFastPath } from "./policy/init-fast-path.js"
+export {
+  Delivered,
+  type DeliveryOutcome,
+  EndpointGone,
+  type EventSink,
+  EventSinks,
+  type OutgoingEvent,
+  RetryLater
+} from "./events/sinks.js"
+export { type ErasedSubject, EventOutbox } from "./events/outbox.js"
