@@ -1,7 +1,11 @@
 import { Effect, Schedule } from "effect"
 
-/** Driver codes of a transaction the database rolled back to break a deadlock (or a serialization failure). */
-const retryableCodes: ReadonlySet<unknown> = new Set(["ER_LOCK_DEADLOCK", 1213, "40P01", "40001", "SQLITE_BUSY"])
+/**
+ * Driver codes of a transaction the database rolled back to break a deadlock (or a serialization
+ * failure). Not SQLITE_BUSY: svc's SQLite client already waits out a lock for its whole bound
+ * (sqlite-client.ts); retrying here would multiply that wait.
+ */
+const retryableCodes: ReadonlySet<unknown> = new Set(["ER_LOCK_DEADLOCK", 1213, "40P01", "40001"])
 
 const isDeadlock = (error: unknown): boolean => {
   if ((error as { _tag?: unknown } | null)?._tag !== "SqlError") return false

@@ -75,7 +75,16 @@ const onMysql = (sql: SqlClient.SqlClient) =>
         () => Effect.ignore(connection.execute(`SELECT RELEASE_LOCK(${MYSQL_LOCK_NAME})`, [], undefined))
       )
       yield* createMigrationsTable(sql)
-      return yield* runMigrations
+      // The Migrator records every pending id before running any, and MySQL commits DDL at once:
+      // unrecord the failed migration and those after it, so the next start runs it again (and
+      // says why it fails) instead of serving a half-made schema.
+      return yield* runMigrations.pipe(
+        Effect.tapError((error) =>
+          error._tag === "MigrationFailed" && error.migrationId !== undefined
+            ? Effect.ignore(sql`DELETE FROM svc_migrations WHERE migration_id >= ${error.migrationId}`)
+            : Effect.void
+        )
+      )
     })
   )
 

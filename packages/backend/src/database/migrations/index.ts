@@ -30,7 +30,11 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
 ]
 
 /** A migration step that failed: which one, and the driver's reason (never the connection URL). */
-export class MigrationFailed extends Data.TaggedError("MigrationFailed")<{ readonly message: string }> {}
+export class MigrationFailed extends Data.TaggedError("MigrationFailed")<{
+  readonly message: string
+  /** The migration that failed; absent when a setup step (lock, schema, table) did. */
+  readonly migrationId?: number
+}> {}
 
 /** The driver's reason for a failed statement: `code: message` of the SqlError's cause. */
 export const driverReason = (error: unknown): string => {
@@ -52,7 +56,8 @@ export const runMigrations = runMigrator({
     [
       id,
       name,
-      Effect.succeed(Effect.mapError(run, (error) => new MigrationFailed({ message: `Migration ${id}-${name} failed: ${driverReason(error)}` })))
+      Effect.succeed(Effect.mapError(run, (error) =>
+        new MigrationFailed({ message: `Migration ${id}-${name} failed: ${driverReason(error)}`, migrationId: id })))
     ] as const
   )),
   table: "svc_migrations"
