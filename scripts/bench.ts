@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- name ...]`: runs each benchmark in its own process, one after another, so
- * they never compete for the machine's two cores. Names: init, subjects, summary, client, events.
+ * they never compete for the machine's two cores. Names: init, subjects, summary, client, export, events.
  * Numbers are printed, never asserted: speed targets live here, not in the test suite.
  */
 import { spawnSync } from "node:child_process"
@@ -12,6 +12,7 @@ const benches: Record<string, string> = {
   subjects: "bench/subjects.ts",
   summary: "bench/summary.ts",
   client: "bench/client.ts",
+  export: "bench/export.ts",
   events: "bench/events.ts"
 }
 

@@ -1,5 +1,5 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { ErasureResult, ExternalId, SubjectExport, SubjectId } from "@svc/schema"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Domain, ErasureResult, ExternalId, PolicyType, SafeText, SubjectExport, SubjectId, Token } from "@svc/schema"
 import { Schema } from "effect"
 import { NotFoundWire } from "../errors.js"
 import { ApiKeyAuth } from "../security.js"
@@ -36,5 +36,24 @@ export class RecordsGroup extends HttpApiGroup.make("records")
       .setUrlParams(Schema.Struct({ externalId: ExternalId }))
       .addSuccess(ErasureResult)
       .annotate(OpenApi.Summary, "Erase every subject verifiably linked to a user (unverified claims on the id are unlinked)")
+  )
+  .add(
+    HttpApiEndpoint.get("exportConsents", "/consents/export")
+      .setUrlParams(Schema.Struct({
+        /** ISO 8601 date or date-time; a bare `to` date covers its whole UTC day. At most 366 days. */
+        from: SafeText(64),
+        to: SafeText(64),
+        format: Schema.optional(Schema.Literal("ndjson", "csv")),
+        type: Schema.optional(PolicyType),
+        domain: Schema.optional(Domain),
+        policyId: Schema.optional(Token(64))
+      }))
+      .addSuccess(Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "application/x-ndjson" })))
+      .annotate(
+        OpenApi.Description,
+        "Streamed: `format=ndjson` (default) is one StandardConsentRecord per line (application/x-ndjson); `format=csv` " +
+          "is text/csv with a header row and one row per category receipt. Records of the period oldest first."
+      )
+      .annotate(OpenApi.Summary, "Every consent record given in a period, streamed as NDJSON or CSV")
   )
   .middleware(ApiKeyAuth) {}

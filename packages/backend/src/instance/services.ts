@@ -12,6 +12,7 @@ import { PolicyResolver } from "../policy/resolver.js"
 import { SessionReports } from "../policy/sessions.js"
 import { VendorList } from "../policy/gvl.js"
 import { PolicySnapshots } from "../policy/snapshots.js"
+import { PeriodExports } from "../records/period-export.js"
 import { SubjectExports } from "../records/subject-exports.js"
 import { SubjectErasure } from "../erasure/subject-erasure.js"
 import { IdentityLinks } from "../subjects/identity-links.js"
@@ -36,5 +37,6 @@ export const ServicesLive = Layer.mergeAll(
   LegalDocuments.Default,
   SubjectExports.Default,
   SubjectErasure.Default,
-  EventDeliveries.Default
+  EventDeliveries.Default,
+  PeriodExports.Default
 )

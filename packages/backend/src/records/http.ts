@@ -1,16 +1,34 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { SvcApi } from "@svc/api"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { SubjectErasure } from "../erasure/subject-erasure.js"
+import { PeriodExports } from "./period-export.js"
 import { SubjectExports } from "./subject-exports.js"
+
+const contentTypes = { ndjson: "application/x-ndjson; charset=utf-8", csv: "text/csv; charset=utf-8" } as const
 
 export const RecordsHttpLive = HttpApiBuilder.group(SvcApi, "records", (handlers) =>
   Effect.gen(function*() {
     const exports = yield* SubjectExports
     const erasure = yield* SubjectErasure
+    const periods = yield* PeriodExports
     return handlers
       .handle("exportSubject", ({ path }) => exports.bySubject(path.id))
       .handle("exportByExternalId", ({ urlParams }) => exports.byExternalId(urlParams.externalId))
       .handle("eraseSubject", ({ path }) => erasure.eraseSubject(path.id))
       .handle("eraseByExternalId", ({ urlParams }) => erasure.eraseByExternalId(urlParams.externalId))
+      .handle("exportConsents", ({ urlParams }) =>
+        Effect.map(periods.filterOf(urlParams), (filter) => {
+          const format = urlParams.format ?? "ndjson"
+          // Headers are sent before the first page is read: a failure after that can only cut the
+          // body short (the log says why), never turn into an error status.
+          const body = periods.text(filter, format).pipe(
+            Stream.tapErrorCause((cause) => Effect.logError("consent export stopped", cause)),
+            Stream.encodeText
+          )
+          return HttpServerResponse.stream(body, {
+            contentType: contentTypes[format],
+            headers: { "content-disposition": `attachment; filename="consents.${format}"`, "cache-control": "no-store" }
+          })
+        }))
   }))

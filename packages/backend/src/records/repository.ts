@@ -27,10 +27,9 @@ export class ConsentRecordsRepo extends Effect.Service<ConsentRecordsRepo>()("@s
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const columns = sql`c.id, c.subject_id, c.act_digest, c.type, c.domain, c.given_at, c.created_at, c.preferences,
-      c.receipts, c.vendor_choice, c.policy_id, c.policy_fingerprint, c.runtime_policy_source, c.legal_release_id,
-      c.journey_id, l.version AS legal_version, l.hash AS legal_hash, l.effective_date AS legal_effective_date,
-      c.ip_address, c.user_agent, c.action, c.surface, c.erased_at, c.gpc`
+    // Every column of the record (what the ledger reads and what only an export shows), so a column
+    // added to consents for the ledger reaches the export without a second list to keep in step.
+    const columns = sql`c.*, l.version AS legal_version, l.hash AS legal_hash, l.effective_date AS legal_effective_date`
     const fromConsents = sql`FROM svc_consents c LEFT JOIN svc_legal_documents l ON l.id = c.legal_release_id`
 
     const bySubjectsChunk = SqlSchema.findAll({

@@ -10,6 +10,7 @@ import legalRevisionUnique from "./7-legal-revision-unique.js"
 import mysqlBinaryCollation from "./8-mysql-binary-collation.js"
 import consentErasedAt from "./9-consent-erased-at.js"
 import secrets from "./10-secrets.js"
+import consentExportIndex from "./12-consent-export-index.js"
 import consentGpc from "./13-consent-gpc.js"
 import eventOutbox from "./11-event-outbox.js"
 
@@ -26,6 +27,7 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [9, "consent-erased-at", consentErasedAt],
   [10, "secrets", secrets],
   [11, "event-outbox", eventOutbox],
+  [12, "consent-export-index", consentExportIndex],
   [13, "consent-gpc", consentGpc]
 ]
 

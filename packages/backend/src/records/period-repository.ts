@@ -1,0 +1,71 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { RecordRow } from "./repository.js"
+
+/** A record row with its subject's identity link, if the subject still has one. */
+export const PeriodRow = Schema.Struct({
+  ...RecordRow.fields,
+  external_id: Schema.NullOr(Schema.String),
+  identity_provider: Schema.NullOr(Schema.String),
+  verified: Schema.NullOr(Schema.Union(Schema.Number, Schema.NumberFromString))
+})
+export type PeriodRow = typeof PeriodRow.Type
+
+export interface PeriodFilter {
+  readonly tenantId: string
+  /** Inclusive bounds of `given_at`, epoch milliseconds. */
+  readonly fromMs: number
+  readonly toMs: number
+  readonly type: string | undefined
+  readonly domain: string | undefined
+  readonly policyId: string | undefined
+}
+
+/** Where a keyset page starts: after this `(given_at, id)`. */
+export interface PeriodCursor {
+  readonly givenAt: number
+  readonly id: string
+}
+
+/** SQL of the period export: keyset pages over `svc_consents_time` (tenant, given_at, id). */
+export class PeriodRecordsRepo extends Effect.Service<PeriodRecordsRepo>()("@svc/backend/PeriodRecordsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const page = SqlSchema.findAll({
+      Request: Schema.Struct({
+        tenantId: Schema.String,
+        fromMs: Schema.Number,
+        toMs: Schema.Number,
+        type: Schema.UndefinedOr(Schema.String),
+        domain: Schema.UndefinedOr(Schema.String),
+        policyId: Schema.UndefinedOr(Schema.String),
+        after: Schema.UndefinedOr(Schema.Struct({ givenAt: Schema.Number, id: Schema.String })),
+        limit: Schema.Number
+      }),
+      Result: PeriodRow,
+      execute: (q) => {
+        // One lower bound (the cursor's time once there is one), so the index seeks straight to it;
+        // the OR then skips the rows of that millisecond already sent.
+        const from = q.after === undefined ? q.fromMs : Math.max(q.fromMs, q.after.givenAt)
+        const after = q.after === undefined ? sql`` : sql`AND (c.given_at > ${q.after.givenAt} OR c.id > ${q.after.id})`
+        const type = q.type === undefined ? sql`` : sql`AND c.type = ${q.type}`
+        const domain = q.domain === undefined ? sql`` : sql`AND c.domain = ${q.domain}`
+        const policy = q.policyId === undefined
+          ? sql``
+          : sql`AND (c.policy_id = ${q.policyId} OR c.legal_release_id = ${q.policyId})`
+        return sql`SELECT c.*, l.version AS legal_version, l.hash AS legal_hash, l.effective_date AS legal_effective_date,
+              s.external_id, s.identity_provider, s.verified
+            FROM svc_consents c
+            LEFT JOIN svc_legal_documents l ON l.id = c.legal_release_id
+            LEFT JOIN svc_subjects s ON s.id = c.subject_id AND s.tenant_id = c.tenant_id
+            WHERE c.tenant_id = ${q.tenantId} AND c.given_at >= ${from} AND c.given_at <= ${q.toMs}
+              ${after} ${type} ${domain} ${policy}
+            ORDER BY c.given_at, c.id
+            LIMIT ${q.limit}`
+      }
+    })
+
+    return { page } as const
+  })
+}) {}

@@ -1,0 +1,138 @@
+/**
+ * Streamed export benchmark: 1,000,000 cookie-banner records (four category receipts each) in
+ * SQLite, then GET /consents/export over the whole period as NDJSON and as CSV, reading the body
+ * as it arrives. Reports time to first byte, total time, bytes and lines, and the server
+ * process's resident memory: before, and its peak while streaming (sampled every 20 ms). The
+ * target is a peak under 100 MB: the export holds one keyset page (500 rows), never the result.
+ *
+ * The server runs as plain JavaScript bundled like `svc` itself (workspace packages from source,
+ * dependencies external), so its memory is the server's, not a TypeScript loader's.
+ *
+ *   npm run bench -- export
+ *   SVC_BENCH_ROWS=200000 npm run bench -- export     (smaller run)
+ */
+import Database from "better-sqlite3"
+import { build } from "esbuild"
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { freePort, ROOT, startNode, stop } from "./processes.js"
+
+const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 1_000_000)
+const BATCH = 10_000
+const API_KEY = "bench-export-key-0123456789abcdef"
+const START = Date.UTC(2025, 0, 1)
+const SPAN = 300 * 86_400_000
+
+const rssMb = async (pid: number) => {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "")
+  const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1]
+  return kb === undefined ? Number.NaN : Number(kb) / 1024
+}
+
+const load = (file: string) => {
+  const db = new Database(file)
+  db.pragma("journal_mode = WAL")
+  const insert = db.prepare(`INSERT INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
+    created_at, preferences, receipts, ip_address, user_agent, surface, action)
+    VALUES (?, '', ?, ?, 'digest', 'cookie_banner', 'shop.example', ?, ?, ?, ?, '203.0.113.0', 'Mozilla/5.0 (bench)', 'banner', 'custom')`)
+  const many = db.transaction((from: number) => {
+    for (let i = from; i < Math.min(from + BATCH, ROWS); i++) {
+      const givenAt = START + Math.floor((i / ROWS) * SPAN)
+      const granted = i % 3 === 0
+      const receipts = JSON.stringify({
+        measurement: { value: granted, confirmedAt: givenAt },
+        marketing: { value: !granted, confirmedAt: givenAt },
+        functionality: { value: true, confirmedAt: givenAt },
+        experience: { value: false, confirmedAt: givenAt }
+      })
+      const id = `cns_bench${i.toString(36).padStart(8, "0")}`
+      insert.run(id, `sub_bench${(i % 250_000).toString(36).padStart(8, "0")}`, `key-${id}`, givenAt, givenAt,
+        JSON.stringify({ necessary: true, measurement: granted }), receipts)
+    }
+  })
+  for (let from = 0; from < ROWS; from += BATCH) many(from)
+  db.close()
+}
+
+const measure = async (url: string, pid: number) => {
+  const before = await rssMb(pid)
+  let peak = before
+  let sampling = true
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, await rssMb(pid))
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  })()
+  const started = performance.now()
+  const response = await fetch(url, { headers: { authorization: `Bearer ${API_KEY}` } })
+  if (response.status !== 200 || response.body === null) throw new Error(`export answered ${response.status}: ${await response.text()}`)
+  let firstByte = Number.NaN
+  let bytes = 0
+  let lines = 0
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    if (bytes === 0) firstByte = performance.now() - started
+    bytes += chunk.byteLength
+    for (const byte of chunk) if (byte === 10) lines++
+  }
+  const total = performance.now() - started
+  sampling = false
+  await sampler
+  return { before, peak, firstByte, total, bytes, lines }
+}
+
+/** Bundles the server entry into node_modules/.cache (so its imports resolve), as build.mjs bundles svc. */
+const bundleServer = async () => {
+  const manifest = async (pkg: string) =>
+    JSON.parse(await readFile(join(ROOT, "packages", pkg, "package.json"), "utf8")) as { dependencies?: Record<string, string> }
+  const external = new Set<string>(["@effect/*", "@svc/browser"])
+  for (const pkg of ["server", "backend", "api", "schema"]) {
+    for (const name of Object.keys((await manifest(pkg)).dependencies ?? {})) if (!name.startsWith("@svc/")) external.add(name)
+  }
+  const outDir = join(ROOT, "node_modules/.cache/svc-bench")
+  await mkdir(outDir, { recursive: true })
+  const outfile = join(outDir, "export-server.mjs")
+  await build({
+    entryPoints: [join(ROOT, "scripts/bench/export-server.ts")],
+    outfile,
+    bundle: true,
+    conditions: ["@svc/source"],
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    external: [...external],
+    logLevel: "warning"
+  })
+  return outfile
+}
+
+const dir = await mkdtemp(join(tmpdir(), "svc-bench-export-"))
+const file = join(dir, "export.db")
+const port = await freePort()
+try {
+  // The first start migrates the empty file; the rows are loaded with the server stopped.
+  // SVC_BENCH_HEAP_MB caps the server's V8 heap: an export that held its records would run out of it.
+  const heap = process.env.SVC_BENCH_HEAP_MB === undefined ? [] : [`--max-old-space-size=${process.env.SVC_BENCH_HEAP_MB}`]
+  const args = [...heap, await bundleServer(), file, String(port), API_KEY]
+  await stop(await startNode(args, /listening on/))
+  const loadStart = performance.now()
+  load(file)
+  console.log(`loaded ${ROWS.toLocaleString("en")} records in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`)
+  const server = await startNode(args, /listening on/)
+  try {
+    const base = `http://127.0.0.1:${port}/consents/export?from=2025-01-01&to=2025-12-31`
+    for (const format of ["ndjson", "csv"] as const) {
+      const r = await measure(`${base}&format=${format}`, server.pid!)
+      console.log(
+        `${format.padEnd(6)} ${r.lines.toLocaleString("en")} lines, ${(r.bytes / 1e6).toFixed(0)} MB in ${(r.total / 1000).toFixed(1)} s ` +
+          `(${Math.round(ROWS / (r.total / 1000)).toLocaleString("en")} records/s), first byte after ${r.firstByte.toFixed(0)} ms; ` +
+          `server RSS ${r.before.toFixed(0)} MB before, peak ${r.peak.toFixed(0)} MB while streaming (target < 100 MB)`
+      )
+    }
+  } finally {
+    await stop(server)
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true })
+}
