@@ -39,6 +39,8 @@ export interface EventsOptions {
     readonly leaseMs?: number
     /** Deliveries claimed per round. Default 50. */
     readonly batchSize?: number
+    /** How long delivered events stay listed before they are deleted. Default 1 day. */
+    readonly keepDeliveredMs?: number
     readonly retry?: EventRetryOptions
   }
 }
@@ -60,6 +62,7 @@ export interface ResolvedEvents {
     readonly timeoutMs: number
     readonly leaseMs: number
     readonly batchSize: number
+    readonly keepDeliveredMs: number
     readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number; readonly giveUpAfterMs: number }
   }
 }
@@ -171,6 +174,7 @@ export const resolveEvents = (options: Record<string, unknown>, problems: Array<
       timeoutMs,
       leaseMs,
       batchSize: positive(delivery.batchSize, "events.delivery.batchSize", 50, problems),
+      keepDeliveredMs: positive(delivery.keepDeliveredMs, "events.delivery.keepDeliveredMs", 86_400_000, problems),
       retry: {
         baseDelayMs: positive(retry.baseDelayMs, "events.delivery.retry.baseDelayMs", 5_000, problems),
         maxDelayMs: positive(retry.maxDelayMs, "events.delivery.retry.maxDelayMs", 6 * 3_600_000, problems),

@@ -115,6 +115,7 @@ export const OptionsSchema = Schema.Struct({
       timeoutMs: Schema.optional(Schema.Number),
       leaseMs: Schema.optional(Schema.Number),
       batchSize: Schema.optional(Schema.Number),
+      keepDeliveredMs: Schema.optional(Schema.Number),
       retry: Schema.optional(Schema.Struct({
         baseDelayMs: Schema.optional(Schema.Number),
         maxDelayMs: Schema.optional(Schema.Number),

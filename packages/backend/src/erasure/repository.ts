@@ -5,7 +5,8 @@ import { changedRows } from "../database/database-error.js"
 const LockedSubject = Schema.Struct({
   id: Schema.String,
   /** SMALLINT 0/1. */
-  verified: Schema.Union(Schema.Number, Schema.NumberFromString)
+  verified: Schema.Union(Schema.Number, Schema.NumberFromString),
+  external_id: Schema.NullOr(Schema.String)
 })
 
 /**
@@ -21,7 +22,7 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("@svc/backend/Era
       Request: Schema.Struct({ tenantId: Schema.String, id: Schema.String }),
       Result: LockedSubject,
       execute: ({ id, tenantId }) =>
-        sql`SELECT id, verified FROM svc_subjects WHERE id = ${id} AND tenant_id = ${tenantId}${forUpdate}`
+        sql`SELECT id, verified, external_id FROM svc_subjects WHERE id = ${id} AND tenant_id = ${tenantId}${forUpdate}`
     })
 
     /** Every subject linked to an external id, verified or not. */
@@ -29,7 +30,7 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("@svc/backend/Era
       Request: Schema.Struct({ tenantId: Schema.String, externalId: Schema.String }),
       Result: LockedSubject,
       execute: ({ externalId, tenantId }) =>
-        sql`SELECT id, verified FROM svc_subjects WHERE tenant_id = ${tenantId} AND external_id = ${externalId}
+        sql`SELECT id, verified, external_id FROM svc_subjects WHERE tenant_id = ${tenantId} AND external_id = ${externalId}
             ORDER BY id${forUpdate}`
     })
 

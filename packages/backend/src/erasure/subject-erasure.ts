@@ -4,6 +4,7 @@ import { Clock, Effect, type ParseResult } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { retryDeadlocks } from "../database/deadlock.js"
+import { EventOutbox } from "../events/outbox.js"
 import { ErasureKey } from "./keys.js"
 import { ErasureRepo } from "./repository.js"
 
@@ -14,16 +15,20 @@ import { ErasureRepo } from "./repository.js"
  * zero counts, so a retry is harmless.
  */
 export class SubjectErasure extends Effect.Service<SubjectErasure>()("@svc/backend/SubjectErasure", {
-  dependencies: [ErasureRepo.Default, ErasureKey.Default],
+  dependencies: [ErasureRepo.Default, ErasureKey.Default, EventOutbox.Default],
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ErasureRepo
     const keys = yield* ErasureKey
+    const outbox = yield* EventOutbox
     const tenantId = config.tenantId ?? ""
 
     const erase = (
-      locate: Effect.Effect<ReadonlyArray<{ readonly id: string; readonly verified: number }>, SqlError.SqlError | ParseResult.ParseError>,
+      locate: Effect.Effect<
+        ReadonlyArray<{ readonly id: string; readonly verified: number; readonly external_id: string | null }>,
+        SqlError.SqlError | ParseResult.ParseError
+      >,
       byExternalId: boolean
     ) =>
       Effect.gen(function*() {
@@ -42,8 +47,16 @@ export class SubjectErasure extends Effect.Service<SubjectErasure>()("@svc/backe
               continue
             }
             const hashedId = yield* keys.hashedId(tenantId, subject.id)
-            records += yield* repo.anonymise({ tenantId, subjectId: subject.id, hashedId, now })
+            const kept = yield* repo.anonymise({ tenantId, subjectId: subject.id, hashedId, now })
+            records += kept
             yield* repo.deleteSubject(tenantId, subject.id)
+            // Its `subject.erased` event commits with the erasure.
+            yield* outbox.subjectErased({
+              subjectId: subject.id,
+              externalIds: subject.external_id === null ? [] : [subject.external_id],
+              erasedAt: now,
+              recordCount: kept
+            })
             erased.push(subject.id)
           }
           return { erased, records }

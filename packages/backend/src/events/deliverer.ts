@@ -91,13 +91,22 @@ export class EventDeliverer extends Effect.Service<EventDeliverer>()("@svc/backe
     })
 
     /** Rounds until interrupted: straight on after a busy round, after `pollIntervalMs` after an idle or failed one. */
-    const run = round.pipe(
+    const deliverRounds = round.pipe(
       Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("event delivery round failed", cause), 0)),
       Effect.flatMap((claimed) => claimed === 0 ? Effect.sleep(settings.pollIntervalMs) : Effect.void),
       Effect.forever
     )
 
-    return { round, run } as const
+    /** Delivered events are kept `keepDeliveredMs` (for the operator's list), then deleted: they name subjects. */
+    const purge = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* repo.purgeDelivered({ tenantId, before: now - settings.keepDeliveredMs })
+    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("purging delivered events failed", cause)))
+    const purgeRounds = Effect.forever(Effect.zipRight(purge, Effect.sleep(Math.min(settings.keepDeliveredMs, 3_600_000))))
+
+    const run = Effect.zip(deliverRounds, purgeRounds, { concurrent: true })
+
+    return { round, purge, run } as const
   })
 }) {}
 

@@ -141,9 +141,15 @@ export class EventOutbox extends Effect.Service<EventOutbox>()("@svc/backend/Eve
       readonly verified: boolean
     }) => append(SubjectLinkedEvent, "subject.linked", link.subjectId, link)
 
-    /** `subject.erased`: for the erasure transaction to call, before the subject's id is replaced. */
+    /**
+     * `subject.erased`, for the erasure transaction: also drops the subject's events the outbox
+     * has delivered (they name the subject); undelivered ones still go out, before this one.
+     */
     const subjectErased = (erased: ErasedSubject) =>
-      append(SubjectErasedEvent, "subject.erased", erased.subjectId, { ...erased, erasedAt: new Date(erased.erasedAt) })
+      Effect.zipRight(
+        repo.purgeDeliveredOf({ tenantId, orderKey: erased.subjectId }),
+        append(SubjectErasedEvent, "subject.erased", erased.subjectId, { ...erased, erasedAt: new Date(erased.erasedAt) })
+      )
 
     const legalDocumentPublished = (release: LegalDocumentRelease) =>
       append(LegalDocumentPublishedEvent, "legal_document.published", `legal:${release.type}`, release)

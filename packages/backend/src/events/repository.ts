@@ -179,6 +179,31 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@svc/backend/Event
       sql`UPDATE svc_event_deliveries SET status = 'pending', next_attempt_at = ${request.now}, delivered_at = NULL
           WHERE tenant_id = ${request.tenantId} AND id = ${request.id}`.pipe(Effect.asVoid)
 
+    /**
+     * Removes what the outbox still holds of a subject once it is delivered: delivered deliveries
+     * of the subject, then its events that no delivery needs any more (erasure; pending ones are
+     * still sent, followed by the subject's `subject.erased`).
+     */
+    const purgeDeliveredOf = (request: { readonly tenantId: string; readonly orderKey: string }) =>
+      Effect.gen(function*() {
+        const seqs = (yield* sql<{ event_seq: number | string }>`SELECT DISTINCT event_seq FROM svc_event_deliveries
+          WHERE tenant_id = ${request.tenantId} AND order_key = ${request.orderKey}`).map((r) => r.event_seq)
+        if (seqs.length === 0) return
+        yield* sql`DELETE FROM svc_event_deliveries
+          WHERE tenant_id = ${request.tenantId} AND order_key = ${request.orderKey} AND status = 'delivered'`
+        yield* sql`DELETE FROM svc_events WHERE ${sql.in("seq", seqs)}
+          AND NOT EXISTS (SELECT 1 FROM svc_event_deliveries d WHERE d.event_seq = svc_events.seq)`
+      })
+
+    /** Drops deliveries delivered before `before`, then events no delivery needs any more. */
+    const purgeDelivered = (request: { readonly tenantId: string; readonly before: number }) =>
+      Effect.gen(function*() {
+        yield* sql`DELETE FROM svc_event_deliveries
+          WHERE tenant_id = ${request.tenantId} AND status = 'delivered' AND delivered_at < ${request.before}`
+        yield* sql`DELETE FROM svc_events WHERE tenant_id = ${request.tenantId} AND occurred_at < ${request.before}
+          AND NOT EXISTS (SELECT 1 FROM svc_event_deliveries d WHERE d.event_seq = svc_events.seq)`
+      })
+
     const counts = (tenantId: string) =>
       Effect.all({
         pending: sql`SELECT COUNT(*) AS n FROM svc_event_deliveries WHERE tenant_id = ${tenantId} AND status = 'pending'`,
@@ -206,6 +231,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@svc/backend/Event
       list,
       findById,
       retry,
+      purgeDeliveredOf,
+      purgeDelivered,
       counts
     } as const
   })
