@@ -1,5 +1,5 @@
 import { serve } from "@hono/node-server"
-import { type SqlDialect, svcInstance } from "@svc/backend"
+import { type SqlDialect, svcInstance, type SvcOptions } from "@svc/backend"
 import { svcFastify } from "@svc/backend/fastify"
 import { svcHono } from "@svc/backend/hono"
 import { svcNext } from "@svc/backend/next"
@@ -67,7 +67,13 @@ describe.each(dialects)("framework adapters save with the caller's IP [%s]", (di
   let db: FreshDatabase
   const servers: Array<Server> = []
   const disposers: Array<() => Promise<void>> = []
-  const options = () => ({ database: db.database, basePath: "/consent", observability: { requests: "none" as const } })
+  // The README's "Using the backend from your own server" shows these lines as they are here.
+  const instance = (options: Omit<SvcOptions, "database"> = {}) => {
+    const database = db.database
+    const svc = svcInstance({ database, basePath: "/consent", observability: { requests: "none" }, ...options })
+    disposers.push(svc.dispose)
+    return svc
+  }
 
   beforeAll(async () => {
     db = await freshDatabase(dialect)
@@ -79,9 +85,11 @@ describe.each(dialects)("framework adapters save with the caller's IP [%s]", (di
   })
 
   it("node:http: the socket address is the IP, bodies stream, the 128 KiB limit holds", async () => {
-    const listener = svcNode(options(), { migrate: true })
-    disposers.push(listener.instance.dispose)
-    const server = createServer(listener).listen(0, "127.0.0.1")
+    const database = db.database
+    const svc = svcInstance({ database, basePath: "/consent" }, { migrate: true })
+    const server = createServer(svcNode(svc))
+    server.listen(0, "127.0.0.1")
+    disposers.push(svc.dispose)
     servers.push(server)
     const base = `${await listening(server)}/consent`
     expect(await saveThrough(db, base)).toBe("127.0.0.0")
@@ -93,22 +101,25 @@ describe.each(dialects)("framework adapters save with the caller's IP [%s]", (di
     const status = await fetch(`${base}/status`)
     expect(status.status).toBe(200)
     expect((await status.json()).client.ip).toBe("127.0.0.0")
+    // with no IP headers trusted, a forged X-Forwarded-For changes nothing: the socket counts
+    const direct = createServer(svcNode(instance({ ipAddress: { ipAddressHeaders: [] } })))
+    direct.listen(0, "127.0.0.1")
+    servers.push(direct)
+    expect(await saveThrough(db, `${await listening(direct)}/consent`, { "x-forwarded-for": "198.51.100.23" })).toBe("127.0.0.0")
     // outside the basePath: svc's own 404 body
     expect((await (await fetch(`${base}/nope`)).json()).cause.code).toBe("ROUTE_NOT_FOUND")
   })
 
   it("Express: app.use(basePath, svcNode(...)) keeps the mount path, also after express.json()", async () => {
-    const plain = svcNode(options())
-    const parsed = svcNode(options())
-    disposers.push(plain.instance.dispose, parsed.instance.dispose)
+    const svc = instance()
     const app = express()
+    app.use("/consent", svcNode(svc))
     app.get("/hello", (_req, res) => {
       res.send("host route")
     })
-    app.use("/consent", plain)
     const behindParser = express()
     behindParser.use(express.json())
-    behindParser.use("/consent", parsed)
+    behindParser.use("/consent", svcNode(svc))
     const server = app.listen(0, "127.0.0.1")
     const server2 = behindParser.listen(0, "127.0.0.1")
     servers.push(server, server2)
@@ -119,11 +130,10 @@ describe.each(dialects)("framework adapters save with the caller's IP [%s]", (di
   })
 
   it("Hono on @hono/node-server: app.all(basePath/*, svcHono(...)) reads the socket", async () => {
-    const handler = svcHono(options())
-    disposers.push(handler.instance.dispose)
+    const svc = instance()
     const app = new Hono()
+    app.all("/consent/*", svcHono(svc))
     app.get("/hello", (c) => c.text("host route"))
-    app.all("/consent/*", handler)
     const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server
     servers.push(server)
     const base = await listening(server)
@@ -134,10 +144,8 @@ describe.each(dialects)("framework adapters save with the caller's IP [%s]", (di
   })
 
   it("Hono: a remoteAddress option replaces the default lookup", async () => {
-    const handler = svcHono(options(), { remoteAddress: () => "203.0.113.77" })
-    disposers.push(handler.instance.dispose)
     const app = new Hono()
-    app.all("/consent/*", handler)
+    app.all("/consent/*", svcHono(instance(), { remoteAddress: () => "203.0.113.77" }))
     const saved = cookieSave()
     const response = await app.request("http://svc.example/consent/subjects", {
       method: "POST",
@@ -149,15 +157,12 @@ describe.each(dialects)("framework adapters save with the caller's IP [%s]", (di
   })
 
   it("Fastify: a plugin under basePath, with or without a register prefix; JSON parsing stays the host's", async () => {
+    const svc = instance()
     const app = Fastify()
-    const atRoot = svcFastify(options())
-    disposers.push(atRoot.instance.dispose)
+    await app.register(svcFastify(svc))
     app.post("/echo", async (request) => request.body)
-    await app.register(atRoot)
     const prefixed = Fastify()
-    const underPrefix = svcFastify(options())
-    disposers.push(underPrefix.instance.dispose)
-    await prefixed.register(underPrefix, { prefix: "/consent" })
+    await prefixed.register(svcFastify(svc), { prefix: "/consent" })
     await app.listen({ port: 0, host: "127.0.0.1" })
     await prefixed.listen({ port: 0, host: "127.0.0.1" })
     servers.push(app.server, prefixed.server)
@@ -174,24 +179,31 @@ describe.each(dialects)("framework adapters save with the caller's IP [%s]", (di
   })
 
   it("Next.js route handlers (real NextRequest): the IP comes from the trusted header", async () => {
-    const instance = svcInstance({ ...options(), ipAddress: { ipAddressHeaders: ["x-forwarded-for"] } })
-    disposers.push(instance.dispose)
-    const routes = svcNext(instance)
+    const svc = instance({ ipAddress: { ipAddressHeaders: ["x-forwarded-for"] } })
+    const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = svcNext(svc)
     const saved = cookieSave()
-    const response = await routes.POST(new NextRequest("http://shop.example/consent/subjects", {
+    const response = await POST(new NextRequest("http://shop.example/consent/subjects", {
       method: "POST",
       headers: { "content-type": "application/json", "x-forwarded-for": "203.0.113.77, 10.0.0.2" },
       body: JSON.stringify(saved)
     }))
     expect(response.status).toBe(200)
     expect(await storedIp(db, saved.subjectId as string)).toBe("203.0.113.0")
-    const read = await routes.GET(new NextRequest(`http://shop.example/consent/subjects/${saved.subjectId}`))
+    const read = await GET(new NextRequest(`http://shop.example/consent/subjects/${saved.subjectId}`))
     expect(read.status).toBe(200)
     expect((await read.json()).subjectChoice.categories.marketing.value).toBe(true)
-    const preflight = await routes.OPTIONS(new NextRequest("http://shop.example/consent/subjects", {
+    const preflight = await OPTIONS(new NextRequest("http://shop.example/consent/subjects", {
       method: "OPTIONS",
       headers: { origin: "https://elsewhere.example", "access-control-request-method": "POST" }
     }))
     expect(preflight.status).toBe(204)
+    const head = await HEAD(new NextRequest("http://shop.example/consent/status", { method: "HEAD" }))
+    expect(head.status).toBe(200)
+    expect(await head.text()).toBe("")
+    for (const [handler, method] of [[PUT, "PUT"], [PATCH, "PATCH"], [DELETE, "DELETE"]] as const) {
+      // each method reaches svc's router: no route here, so svc's own 404 body
+      const answer = await handler(new NextRequest("http://shop.example/consent/no-such-route", { method }))
+      expect((await answer.json()).cause.code, method).toBe("ROUTE_NOT_FOUND")
+    }
   })
 })
