@@ -72,7 +72,11 @@ const SaveConsentFields = Schema.Struct({
   experiment: Schema.optional(ExperimentArm),
   action: Schema.optional(ConsentAction),
   surface: Schema.optional(ConsentSurface),
-  timeToDecisionMs: Schema.optional(Schema.Int.pipe(Schema.between(0, 86_400_000)))
+  timeToDecisionMs: Schema.optional(Schema.Int.pipe(Schema.between(0, 86_400_000))),
+  /** IAB Global Privacy Platform string; refused with 400 when it does not decode. */
+  gppString: Schema.optional(SafeText(8192)),
+  /** IAB TCF v2 TC string (IAB rules); refused with 400 when it does not decode. */
+  tcString: Schema.optional(SafeText(8192))
 })
 
 /** `POST /subjects` body. `preferences` is required for `cookie_banner`. */
@@ -134,7 +138,12 @@ export const ConsentRecord = Schema.Struct({
   runtimePolicySource: Schema.NullOr(RuntimePolicySource),
   journeyId: Schema.NullOr(Schema.String),
   /** Present when a Global Privacy Control signal applied to the act. */
-  gpc: Schema.optional(GpcProof)
+  gpc: Schema.optional(GpcProof),
+  /** The GPP string the save carried, and the section ids its header lists. */
+  gppString: Schema.optional(Schema.String),
+  gppSectionIds: Schema.optional(Schema.Array(Schema.Int)),
+  /** The TCF v2 TC string the save carried. */
+  tcString: Schema.optional(Schema.String)
 }).annotations({ identifier: "ConsentRecord" })
 export type ConsentRecord = typeof ConsentRecord.Type
 

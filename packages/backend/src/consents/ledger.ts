@@ -27,6 +27,7 @@ import { retryDeadlocks } from "../database/deadlock.js"
 import { EventOutbox } from "../events/outbox.js"
 import { clientIp } from "../http/client-ip.js"
 import { applyGpc, encodeGpcProof, gpcHeader } from "./gpc.js"
+import { decodeSignalStrings } from "./signal-strings.js"
 import { currentWideEvent } from "../http/wide-event.js"
 import { LegalDocuments } from "../legal/documents.js"
 import type { ReleaseRow } from "../legal/repository.js"
@@ -211,7 +212,10 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
       legal_version: release?.version ?? null,
       legal_hash: release?.hash ?? null,
       legal_effective_date: release?.effective_date ?? null,
-      gpc: row.gpc
+      gpc: row.gpc,
+      gpp_string: row.gppString,
+      gpp_section_ids: row.gppSectionIds,
+      tc_string: row.tcString
     })
 
     /** `POST /subjects`. */
@@ -225,6 +229,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
         const decision = decisionOf(body)
         const problem = unstorable(decision, givenAt)
         if (problem !== undefined) return yield* Effect.fail(new InvalidRequest({ message: `Invalid request: ${problem}` }))
+        const signalStrings = yield* decodeSignalStrings(body)
         const key = actKey({
           tenantId,
           subjectId: body.subjectId,
@@ -301,7 +306,8 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           action: body.action ?? null,
           surface: body.surface ?? null,
           timeToDecisionMs: body.timeToDecisionMs ?? null,
-          gpc: encodeGpcProof(gpc.proof)
+          gpc: encodeGpcProof(gpc.proof),
+          ...signalStrings
         }
         // One transaction: the subject (with its link) and the act land together or not at all.
         // Both inserts skip an existing row rather than raise, so nothing aborts the transaction.

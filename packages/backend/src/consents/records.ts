@@ -2,6 +2,7 @@ import type { ConsentId, ConsentRecord, GpcProof, Preferences, RuntimePolicySour
 import { OptionalCategories } from "@svc/schema"
 import type { StoredReceipts, StoredVendorChoice } from "./act.js"
 import { decodeGpcProof } from "./gpc.js"
+import { readSectionIds } from "./signal-strings.js"
 import type { ConsentRow } from "./repository.js"
 
 /** A consent row with its JSON columns read. `readable` is false when one of them could not be. */
@@ -24,6 +25,9 @@ export interface StoredConsent {
   readonly journeyId: string | null
   readonly legal: { readonly version: string; readonly hash: string; readonly effectiveDate: number } | null
   readonly gpc: GpcProof | null
+  readonly gppString: string | null
+  readonly gppSectionIds: ReadonlyArray<number> | undefined
+  readonly tcString: string | null
 }
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -95,7 +99,10 @@ export const readConsentRow = (row: ConsentRow): StoredConsent => {
     legal: row.legal_version !== null && row.legal_hash !== null && row.legal_effective_date !== null
       ? { version: row.legal_version, hash: row.legal_hash, effectiveDate: Number(row.legal_effective_date) }
       : null,
-    gpc: decodeGpcProof(row.gpc)
+    gpc: decodeGpcProof(row.gpc),
+    gppString: row.gpp_string,
+    gppSectionIds: readSectionIds(row.gpp_section_ids),
+    tcString: row.tc_string
   }
 }
 
@@ -123,6 +130,9 @@ export const toConsentRecord = (consent: StoredConsent, isLatestPolicy: boolean)
     policyEffectiveDate: consent.legal === null ? null : new Date(consent.legal.effectiveDate),
     runtimePolicySource: consent.runtimePolicySource,
     journeyId: consent.journeyId,
-    ...(consent.gpc === null ? {} : { gpc: consent.gpc })
+    ...(consent.gpc === null ? {} : { gpc: consent.gpc }),
+    ...(consent.gppString === null ? {} : { gppString: consent.gppString }),
+    ...(consent.gppSectionIds === undefined ? {} : { gppSectionIds: consent.gppSectionIds }),
+    ...(consent.tcString === null ? {} : { tcString: consent.tcString })
   }
 }

@@ -25,7 +25,10 @@ export const ConsentRow = Schema.Struct({
   legal_version: Text,
   legal_hash: Text,
   legal_effective_date: Schema.NullOr(Millis),
-  gpc: Text
+  gpc: Text,
+  gpp_string: Text,
+  gpp_section_ids: Text,
+  tc_string: Text
 })
 export type ConsentRow = typeof ConsentRow.Type
 
@@ -56,6 +59,9 @@ export interface NewConsentRow {
   readonly surface: string | null
   readonly timeToDecisionMs: number | null
   readonly gpc: string | null
+  readonly gppString: string | null
+  readonly gppSectionIds: string | null
+  readonly tcString: string | null
 }
 
 /** SQL of `svc_consents`. Every query is scoped to the instance's tenant (`''` without one). */
@@ -65,7 +71,8 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
 
     const columns = sql`c.id, c.subject_id, c.act_digest, c.type, c.domain, c.given_at, c.created_at, c.preferences,
       c.receipts, c.vendor_choice, c.policy_id, c.policy_fingerprint, c.runtime_policy_source, c.legal_release_id,
-      c.journey_id, l.version AS legal_version, l.hash AS legal_hash, l.effective_date AS legal_effective_date, c.gpc`
+      c.journey_id, l.version AS legal_version, l.hash AS legal_hash, l.effective_date AS legal_effective_date, c.gpc,
+      c.gpp_string, c.gpp_section_ids, c.tc_string`
     const fromConsents = sql`FROM svc_consents c LEFT JOIN svc_legal_documents l ON l.id = c.legal_release_id`
     const order = sql`ORDER BY c.given_at, c.created_at, c.id`
 
@@ -78,12 +85,12 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
       const insert = sql`INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
           created_at, preferences, receipts, vendor_choice, policy_id, policy_fingerprint, runtime_policy_source,
           legal_release_id, ip_address, user_agent, journey_id, experiment_id, experiment_arm, action, surface,
-          time_to_decision_ms, gpc)
+          time_to_decision_ms, gpc, gpp_string, gpp_section_ids, tc_string)
         VALUES (${row.id}, ${row.tenantId}, ${row.subjectId}, ${row.actKey}, ${row.actDigest}, ${row.type}, ${row.domain},
           ${row.givenAt}, ${row.createdAt}, ${row.preferences}, ${row.receipts}, ${row.vendorChoice}, ${row.policyId},
           ${row.policyFingerprint}, ${row.runtimePolicySource}, ${row.legalReleaseId}, ${row.ipAddress}, ${row.userAgent},
           ${row.journeyId}, ${row.experimentId}, ${row.experimentArm}, ${row.action}, ${row.surface},
-          ${row.timeToDecisionMs}, ${row.gpc})`
+          ${row.timeToDecisionMs}, ${row.gpc}, ${row.gppString}, ${row.gppSectionIds}, ${row.tcString})`
       return sql.onDialectOrElse({
         mysql: () => sql`INSERT IGNORE ${insert}`.raw,
         orElse: () => sql`INSERT ${insert} ON CONFLICT DO NOTHING`.raw
