@@ -14,6 +14,7 @@ import consentExportIndex from "./12-consent-export-index.js"
 import consentGpc from "./13-consent-gpc.js"
 import eventOutbox from "./11-event-outbox.js"
 import eventDeliveryEventIndex from "./15-event-delivery-event-index.js"
+import consentSignalStrings from "./16-consent-signal-strings.js"
 
 /** Numbered migrations, one change each; a new one gets the next number and never edits an old one. */
 export const migrations: ReadonlyArray<readonly [id: number, name: string, run: Effect.Effect<void, unknown, SqlClient.SqlClient>]> = [
@@ -30,7 +31,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [11, "event-outbox", eventOutbox],
   [12, "consent-export-index", consentExportIndex],
   [13, "consent-gpc", consentGpc],
-  [15, "event-delivery-event-index", eventDeliveryEventIndex]
+  [15, "event-delivery-event-index", eventDeliveryEventIndex],
+  [16, "consent-signal-strings", consentSignalStrings]
 ]
 
 /** A migration step that failed: which one, and the driver's reason (never the connection URL). */
