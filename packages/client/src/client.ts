@@ -2,6 +2,7 @@ import { FetchHttpClient } from "@effect/platform"
 import { Effect } from "effect"
 import { makeSvcApiClient } from "./effect-client.js"
 import { type ConsentCheckMethod, consentMethods } from "./methods/consents.js"
+import { consentExportMethod, type ConsentExportMethod } from "./methods/consents-export.js"
 import { eventMethods, type EventMethods } from "./methods/events.js"
 import { experimentMethods, type ExperimentMethods } from "./methods/experiments.js"
 import { legalDocumentMethods, type LegalDocumentMethods } from "./methods/legal-documents.js"
@@ -12,7 +13,7 @@ import type { Runtime } from "./runner.js"
 
 /** A client created with an `apiKey`: every method. */
 export interface SvcClient extends ServiceMethods {
-  readonly consents: { readonly check: ConsentCheckMethod }
+  readonly consents: { readonly check: ConsentCheckMethod; readonly export: ConsentExportMethod }
   readonly subjects: SubjectMethods
   readonly legalDocuments: LegalDocumentMethods
   readonly experiments: ExperimentMethods
@@ -47,7 +48,7 @@ export const createSvcClient = <const O extends SvcClientOptions>(options: O): S
   }
   const client: SvcClient = {
     ...serviceMethods(runtime),
-    consents: consentMethods(runtime),
+    consents: { ...consentMethods(runtime), export: consentExportMethod(runtime) },
     subjects: subjectMethods(runtime),
     legalDocuments: legalDocumentMethods(runtime),
     experiments: experimentMethods(runtime),

@@ -22,6 +22,7 @@ export type {
   ConsentCheckMethod,
   ConsentCheckResult
 } from "./methods/consents.js"
+export type { ConsentExportCode, ConsentExportInput, ConsentExportMethod, ExportedConsentRecord } from "./methods/consents-export.js"
 export type { SummaryCode, SummaryData, SummaryInput } from "./methods/experiments.js"
 export type {
   CurrentLegalDocumentCode,

@@ -10,7 +10,9 @@ import { isTransient } from "./retry.js"
  */
 
 type AnyFunction = (...args: never) => unknown
-type Handler<F> = F extends (...args: infer A) => Promise<infer R> ? (...args: A) => R | Promise<R> : never
+type Handler<F> = F extends (...args: infer A) => Promise<infer R> ? (...args: A) => R | Promise<R>
+  : F extends (...args: infer A) => AsyncIterable<infer R> ? (...args: A) => AsyncIterable<R> | Iterable<R>
+  : never
 
 /** Handlers by method, in the client's shape; any subset. */
 export type SvcMockHandlers = {
@@ -28,6 +30,14 @@ export const createMockSvcClient = (handlers: SvcMockHandlers = {}): SvcClient =
       ? Promise.resolve().then(() => handler(...args))
       : Promise.reject(new Error(`createMockSvcClient: no handler for ${name}`))
   const table = handlers as Record<string, unknown>
+  // A streaming method returns an async iterable: the handler's items (sync or async); without a
+  // handler, iterating rejects with an error naming the method.
+  const iterableMethod = (name: string, handler: unknown) => (...args: Array<unknown>): AsyncIterable<unknown> => ({
+    async *[Symbol.asyncIterator]() {
+      if (typeof handler !== "function") throw new Error(`createMockSvcClient: no handler for ${name}`)
+      yield* handler(...args) as AsyncIterable<unknown>
+    }
+  })
   const group = (name: string, methods: ReadonlyArray<string>) => {
     const given = table[name] as Record<string, unknown> | undefined
     return Object.fromEntries(methods.map((m) => [m, method(`${name}.${m}`, given?.[m])]))
@@ -36,7 +46,7 @@ export const createMockSvcClient = (handlers: SvcMockHandlers = {}): SvcClient =
     status: method("status", table["status"]),
     init: method("init", table["init"]),
     manifest: method("manifest", table["manifest"]),
-    consents: group("consents", ["check"]),
+    consents: { ...group("consents", ["check"]), export: iterableMethod("consents.export", (table["consents"] as Record<string, unknown> | undefined)?.["export"]) },
     subjects: group("subjects", ["identify", "get", "create", "list", "export", "erase"]),
     legalDocuments: group("legalDocuments", ["publish", "current", "list"]),
     experiments: group("experiments", ["summary"]),

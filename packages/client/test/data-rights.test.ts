@@ -94,6 +94,42 @@ describe("live: subjects.erase", () => {
   })
 })
 
+describe("live: consents.export", () => {
+  it("iterates the period's records as they stream, and yields one failure for a bad period", async () => {
+    const ids = [newSubjectId(), newSubjectId(), newSubjectId()]
+    for (const [i, id] of ids.entries()) {
+      unwrap(await admin.subjects.create(cookieSave(id, { givenAt: new Date(Date.UTC(2025, 5, 1, 10, 0, i)) })))
+    }
+    const seen: Array<string> = []
+    for await (const item of admin.consents.export({ from: "2025-06-01", to: new Date(Date.UTC(2025, 5, 1, 23)) })) {
+      expect(item.ok).toBe(true)
+      if (item.ok) {
+        expect(item.data.givenAt).toBeInstanceOf(Date)
+        seen.push(item.data.principal.subjectId)
+      }
+    }
+    expect(seen).toEqual(ids)
+    const bad: Array<unknown> = []
+    for await (const item of admin.consents.export({ from: "2025-06-02", to: "2025-06-01" })) bad.push(item)
+    expect(bad).toHaveLength(1)
+    expect(bad[0]).toMatchObject({ ok: false, error: { code: "INVALID_REQUEST", status: 400 } })
+    const invalid: Array<unknown> = []
+    for await (const item of admin.consents.export({ from: "soon" as never, to: 5 as never })) invalid.push(item)
+    expect(invalid).toMatchObject([{ ok: false, error: { code: "INVALID_INPUT" } }])
+    const keyless = createSvcClient({ baseUrl: server.url, retry: false }) as unknown as SvcClient
+    const missing: Array<unknown> = []
+    for await (const item of keyless.consents.export({ from: "2025-06-01", to: "2025-06-01" })) missing.push(item)
+    expect(missing).toMatchObject([{ ok: false, error: { code: "MISSING_API_KEY" } }])
+  })
+
+  it("yields NETWORK_ERROR, never throws, when the server cannot be reached", async () => {
+    const dead = createSvcClient({ baseUrl: "http://127.0.0.1:9", apiKey, retry: false })
+    const items: Array<unknown> = []
+    for await (const item of dead.consents.export({ from: "2025-06-01", to: "2025-06-01" })) items.push(item)
+    expect(items).toMatchObject([{ ok: false, error: { code: "NETWORK_ERROR" } }])
+  })
+})
+
 describe("mock: data-subject methods", () => {
   it("calls the handlers of legalDocuments.current and list", async () => {
     const policy = { id: "pol_1", type: "dpa", version: "1", hash: "h", effectiveDate: new Date(0), createdAt: new Date(0) }
@@ -111,6 +147,18 @@ describe("mock: data-subject methods", () => {
     })
     expect(unwrap(await client.subjects.export("sub_12345678")).subjects).toEqual([])
     await expect(createMockSvcClient().subjects.export("sub_12345678")).rejects.toThrow(/subjects\.export/)
+  })
+
+  it("consents.export iterates the handler's items; without one, iterating rejects naming it", async () => {
+    const record = { recordId: "cns_1" } as never
+    const client = createMockSvcClient({ consents: { export: () => [ok(record), ok(record)] } })
+    const items: Array<unknown> = []
+    for await (const item of client.consents.export({ from: "2025-01-01", to: "2025-01-02" })) items.push(item)
+    expect(items).toHaveLength(2)
+    const none = createMockSvcClient().consents.export({ from: "2025-01-01", to: "2025-01-02" })
+    await expect((async () => {
+      for await (const _ of none) void _
+    })()).rejects.toThrow(/consents\.export/)
   })
 
   it("calls the handler of subjects.erase", async () => {

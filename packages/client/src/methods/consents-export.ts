@@ -1,0 +1,186 @@
+import { ErrorStatus, StandardConsentRecord } from "@svc/schema"
+import { Either, Schema } from "effect"
+import { resolveCall, type SvcCallOptions } from "../call-options.js"
+import { versionHeaders } from "../effect-client.js"
+import { SvcError, type SvcIssue } from "../errors.js"
+import type { SvcFailure, SvcResult } from "../result.js"
+import { failure, invalidInput, missingApiKey, type Runtime } from "../runner.js"
+import { checkPart, endpointOf, objectIssue } from "../validate.js"
+import type { Plain } from "./define.js"
+
+export interface ConsentExportInput {
+  /** Start of the period: a `Date` or an ISO 8601 string (a bare date starts its UTC day). */
+  readonly from: Date | string
+  /** End of the period, inclusive (a bare date covers its UTC day); at most 366 days after `from`. */
+  readonly to: Date | string
+  readonly type?: string | undefined
+  readonly domain?: string | undefined
+  /** A policy rule id or a legal document release id. */
+  readonly policyId?: string | undefined
+}
+
+/** One exported record: the ISO/IEC TS 27560-shaped `StandardConsentRecord`, dates as `Date`s. */
+export type ExportedConsentRecord = Plain<typeof StandardConsentRecord.Type>
+
+export type ConsentExportCode =
+  | "INVALID_INPUT"
+  | "MISSING_API_KEY"
+  | "NETWORK_ERROR"
+  | "TIMEOUT"
+  | "ABORTED"
+  | "UNEXPECTED_RESPONSE"
+  | "INVALID_REQUEST"
+  | "UNAUTHORIZED"
+  | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "DATABASE_ERROR"
+  | "INTERNAL_ERROR"
+
+/**
+ * `GET /consents/export` (API key) as an async iterable: one success result per record, read
+ * from the NDJSON stream as it arrives, so a year of records never sits in memory. A failure
+ * (before or during the stream) is yielded as one failed result and ends the iteration; the
+ * iterable never throws. `timeoutMs` bounds the wait for the response to start, not the whole
+ * stream; `signal` aborts it at any point.
+ */
+export type ConsentExportMethod = (
+  input: ConsentExportInput,
+  options?: SvcCallOptions
+) => AsyncIterable<SvcResult<ExportedConsentRecord, ConsentExportCode>>
+
+const endpoint = endpointOf("records", "exportConsents")
+const decodeRecord = Schema.decodeUnknownEither(StandardConsentRecord)
+const backendCodes: ReadonlySet<string> = new Set(Object.keys(ErrorStatus))
+
+const fail = (code: ConsentExportCode, message: string, extra: { status?: number; requestId?: string } = {}) =>
+  failure(new SvcError({ code, message, status: extra.status, requestId: extra.requestId })) as SvcFailure<ConsentExportCode>
+
+const isoOf = (value: unknown, path: string, issues: Array<SvcIssue>): string | undefined => {
+  if (value instanceof Date && Number.isFinite(value.getTime())) return value.toISOString()
+  if (typeof value === "string" && value !== "") return value
+  issues.push({ path: [path], message: "must be a valid Date or ISO 8601 date string" })
+  return undefined
+}
+
+async function* exportRecords(
+  runtime: Runtime,
+  input: ConsentExportInput,
+  options: SvcCallOptions | undefined
+): AsyncGenerator<SvcResult<ExportedConsentRecord, ConsentExportCode>> {
+  const apiKey = runtime.options.apiKey
+  if (apiKey === undefined) return yield missingApiKey("consents.export") as SvcFailure<ConsentExportCode>
+  const call = resolveCall(options, runtime.options)
+  if ("issues" in call) return yield invalidInput(call.issues) as SvcFailure<ConsentExportCode>
+  const shape = objectIssue(input, [], "from and to")
+  if (shape.length > 0) return yield invalidInput(shape) as SvcFailure<ConsentExportCode>
+  const issues: Array<SvcIssue> = []
+  const params: Record<string, string> = { format: "ndjson" }
+  const from = isoOf(input.from, "from", issues)
+  const to = isoOf(input.to, "to", issues)
+  if (from !== undefined) params.from = from
+  if (to !== undefined) params.to = to
+  for (const key of ["type", "domain", "policyId"] as const) {
+    const value = input[key]
+    if (value !== undefined) params[key] = value
+  }
+  issues.push(...checkPart(endpoint.urlParamsSchema, params))
+  if (issues.length > 0) return yield invalidInput(issues) as SvcFailure<ConsentExportCode>
+
+  const { requestId } = call.call
+  const url = new URL(`${runtime.options.baseUrl}/consents/export?${new URLSearchParams(params).toString()}`)
+  const controller = new AbortController()
+  const outer = call.call.signal
+  const onAbort = () => controller.abort(outer?.reason)
+  outer?.addEventListener("abort", onAbort, { once: true })
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    controller.abort()
+  }, call.call.timeoutMs)
+  try {
+    let response: Response
+    try {
+      response = await (runtime.options.fetch ?? fetch)(url, {
+        headers: {
+          ...runtime.options.headers,
+          ...call.call.headers,
+          ...versionHeaders,
+          accept: "application/x-ndjson",
+          authorization: `Bearer ${apiKey}`,
+          "x-request-id": requestId
+        },
+        signal: controller.signal
+      })
+    } catch (cause) {
+      if (timedOut) return yield fail("TIMEOUT", `No response within ${call.call.timeoutMs} ms`, { requestId })
+      if (outer?.aborted === true) return yield fail("ABORTED", "The export was aborted", { requestId })
+      return yield fail("NETWORK_ERROR", `Network error: ${String((cause as Error)?.message ?? cause)}`, { requestId })
+    } finally {
+      clearTimeout(timer)
+    }
+    const status = response.status
+    const headers = Object.fromEntries(response.headers)
+    if (status !== 200 || response.body === null) {
+      const text = await response.text().catch(() => "")
+      let code: string | undefined
+      let message = `HTTP ${status}`
+      try {
+        const body = JSON.parse(text) as { message?: unknown; cause?: { code?: unknown } }
+        if (typeof body.cause?.code === "string") code = body.cause.code
+        if (typeof body.message === "string") message = body.message
+      } catch {
+        // not JSON: reported as an unexpected response below
+      }
+      const known = code !== undefined && backendCodes.has(code) ? code as ConsentExportCode : "UNEXPECTED_RESPONSE"
+      return yield fail(known, message, { status, requestId })
+    }
+    const decoder = new TextDecoder()
+    let buffered = ""
+    const reader = response.body.getReader()
+    const emit = (line: string): SvcResult<ExportedConsentRecord, ConsentExportCode> => {
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(line)
+      } catch {
+        return fail("UNEXPECTED_RESPONSE", "An export line is not JSON", { status, requestId })
+      }
+      const decoded = decodeRecord(parsed)
+      return Either.isRight(decoded)
+        ? { ok: true, data: decoded.right as ExportedConsentRecord, status, requestId, headers }
+        : fail("UNEXPECTED_RESPONSE", "An export line is not a StandardConsentRecord", { status, requestId })
+    }
+    while (true) {
+      let chunk: ReadableStreamReadResult<Uint8Array>
+      try {
+        chunk = await reader.read()
+      } catch (cause) {
+        const code: ConsentExportCode = outer?.aborted === true ? "ABORTED" : "NETWORK_ERROR"
+        return yield fail(code, `The export stream broke off: ${String((cause as Error)?.message ?? cause)}`, { status, requestId })
+      }
+      buffered += chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true })
+      let newline = buffered.indexOf("\n")
+      while (newline !== -1) {
+        const line = buffered.slice(0, newline)
+        buffered = buffered.slice(newline + 1)
+        if (line !== "") {
+          const result = emit(line)
+          yield result
+          if (!result.ok) {
+            await reader.cancel().catch(() => undefined)
+            return
+          }
+        }
+        newline = buffered.indexOf("\n")
+      }
+      if (chunk.done) {
+        if (buffered !== "") yield emit(buffered)
+        return
+      }
+    }
+  } finally {
+    outer?.removeEventListener("abort", onAbort)
+  }
+}
+
+export const consentExportMethod = (runtime: Runtime): ConsentExportMethod => (input, options) =>
+  exportRecords(runtime, input, options)
