@@ -220,13 +220,17 @@ describe.each(dialects)("hostile input [%s]", (dialect) => {
         ? target
         : { ...target, payload: fc.oneof({ weight: 1, arbitrary: target.payload }, { weight: 2, arbitrary: example }) }
       const statuses = new Map<number, number>()
+      const cpu = process.cpuUsage()
       await fc.assert(
         fc.asyncProperty(requestArbitrary(aimed, API_KEY, knownIds), (request) => probe(server, target, request, statuses)),
         { seed: routeSeed(target.label), numRuns: runs }
       )
       // What the cases reached, so a generator that stops getting past decoding shows in the log.
       const tally = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(" ")
-      console.info(`[hostile-input ${dialect}] ${target.label}: ${runs} cases: ${tally}`)
+      // CPU time, not wall time: client and server share this process, and a busy machine stretches wall time.
+      const used = process.cpuUsage(cpu)
+      const cpuMs = (used.user + used.system) / 1000 / runs
+      console.info(`[hostile-input ${dialect}] ${target.label}: ${runs} cases, ${cpuMs.toFixed(2)} ms CPU each: ${tally}`)
       await expectHealthy(server, snapshotToken)
     }, 30_000 + runs * 60)
   }

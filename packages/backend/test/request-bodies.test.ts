@@ -2,8 +2,10 @@
 // `application/json` and nothing else, needs a body, and refuses nesting past the depth bound
 // with a clean 4xx, before anything is decoded or stored. The same on every dialect and through
 // the web-standard handler.
+import { HttpLayerRouter } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { svcInstance } from "@svc/backend"
+import { Effect, Layer } from "effect"
 import { bearer, cookieSave, newSubjectId, subjectRow } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
 import { manifest } from "./support/policy-manifest.js"
@@ -192,6 +194,26 @@ describe("request bodies through svcInstance().handler", () => {
       const ok = await post(JSON.stringify(cookieSave()), "application/json; charset=utf-8")
       expect(ok.status, await ok.clone().text()).toBe(200)
     } finally {
+      await instance.dispose()
+    }
+  })
+})
+
+describe("request bodies when a host app mounts svc under its own prefix", () => {
+  it("gates the same routes: the route's recorded prefix is stripped, whatever it is", async () => {
+    const instance = svcInstance({ database: { dialect: "sqlite", url: ":memory:" }, basePath: "/consent" }, { migrate: true })
+    const hostPrefix = Layer.effect(HttpLayerRouter.HttpRouter, Effect.map(HttpLayerRouter.HttpRouter, (router) => router.prefixed("/host")))
+    const web = HttpLayerRouter.toWebHandler(Layer.provide(instance.layer, hostPrefix), { disableLogger: true })
+    try {
+      // The platform joins a nested prefix inner-first: basePath "/consent" on a router prefixed "/host".
+      const post = (body: string, contentType: string) =>
+        web.handler(new Request("http://host.example/consent/host/subjects", { method: "POST", headers: { "content-type": contentType }, body }))
+      await expectRefusal(await post("a=b", "application/x-www-form-urlencoded"), 415, "UNSUPPORTED_MEDIA_TYPE", "form")
+      await expectRefusal(await post(deepArray(5350), "application/json"), 400, "INVALID_REQUEST", "deep")
+      const ok = await post(JSON.stringify(cookieSave()), "application/json")
+      expect(ok.status, await ok.clone().text()).toBe(200)
+    } finally {
+      await web.dispose()
       await instance.dispose()
     }
   })

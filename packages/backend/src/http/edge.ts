@@ -114,7 +114,7 @@ const EdgeMiddleware = HttpLayerRouter.middleware(
         } else {
           // A body sent without Content-Length (chunked) is cut off at the same limit while it is read.
           const gated = HttpMethod.hasBody(request.method)
-            ? Effect.flatMap(refuseBody(request, config.basePath), (refusal) => refusal === undefined ? app : Effect.succeed(refusal))
+            ? Effect.flatMap(refuseBody(request), (refusal) => refusal === undefined ? app : Effect.succeed(refusal))
             : app
           handled = gated.pipe(
             HttpIncomingMessage.withMaxBodySize(maxBodySize),

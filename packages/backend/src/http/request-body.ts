@@ -74,13 +74,13 @@ const tooDeep = () =>
  * `request.json` then parses the same text, so the body is read once.
  */
 export const refuseBody = (
-  request: HttpServerRequest.HttpServerRequest,
-  basePath: string
+  request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<HttpServerResponse.HttpServerResponse | undefined, HttpServerError.RequestError> =>
   Effect.flatMap(Effect.serviceOption(HttpRouter.RouteContext), (context) => {
     if (Option.isNone(context)) return Effect.succeed(undefined)
-    const template = String(context.value.route.path)
-    const path = basePath !== "" && template.startsWith(basePath) ? template.slice(basePath.length) || "/" : template
+    // The route's template carries every mount prefix (basePath, and a host app's own), recorded on the route.
+    const { path: template, prefix } = context.value.route
+    const path = Option.isSome(prefix) ? template.slice(prefix.value.length) || "/" : template
     if (!bodyRoutes.has(`${request.method} ${path}`)) return Effect.succeed(undefined)
     const mediaType = mediaTypeOf(request.headers["content-type"])
     if (mediaType !== undefined && mediaType !== "application/json") return Effect.succeed(unsupported())

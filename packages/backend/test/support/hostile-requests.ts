@@ -2,7 +2,7 @@
 // contract, read from `SvcApi`, with bodies, headers, paths and query strings a hostile or broken
 // client could send. Plausible values come from the contract's own schemas (`Arbitrary.make`), so
 // a request often gets past decoding and reaches the services and the database, and is then bent.
-import { HttpApi, HttpApiMiddleware } from "@effect/platform"
+import { HttpApi } from "@effect/platform"
 import { SvcApi } from "@svc/api"
 import { Arbitrary, Option, Schema } from "effect"
 import fc from "fast-check"
@@ -19,8 +19,6 @@ export interface RouteTarget {
   /** The headers the contract declares for the route. */
   readonly headerNames: ReadonlyArray<{ readonly name: string; readonly optional: boolean }>
   readonly payload: fc.Arbitrary<unknown> | undefined
-  /** Behind the API key. */
-  readonly keyed: boolean
   /** Answers with a document that is not JSON (bundles, the docs page), never checked for leaks on success. */
   readonly document: boolean
 }
@@ -52,15 +50,12 @@ const structKeys = (schema: Schema.Schema<any, any>): ReadonlyArray<{ readonly n
   return ast._tag === "TypeLiteral" ? ast.propertySignatures.map((p) => ({ name: String(p.name), optional: p.isOptional })) : []
 }
 
-const hasApiKey = (middleware: ReadonlySet<HttpApiMiddleware.TagClassAny>) =>
-  [...middleware].some((tag) => HttpApiMiddleware.isSecurity(tag))
-
 /** Every endpoint of the contract: a route added to `SvcApi` is fuzzed without touching the suite. */
 export const contractRoutes = (): ReadonlyArray<RouteTarget> => {
   const targets: Array<RouteTarget> = []
   HttpApi.reflect(SvcApi, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint, middleware }) => {
+    onEndpoint: ({ endpoint }) => {
       const headersSchema = Option.getOrUndefined(endpoint.headersSchema) as Schema.Schema<any, any> | undefined
       targets.push({
         label: `${endpoint.method} ${endpoint.path}`,
@@ -70,7 +65,6 @@ export const contractRoutes = (): ReadonlyArray<RouteTarget> => {
         query: Option.match(endpoint.urlParamsSchema, { onNone: () => undefined, onSome: (s) => encodedArbitrary(s as never) }),
         headerNames: headersSchema === undefined ? [] : structKeys(headersSchema),
         payload: Option.match(endpoint.payloadSchema, { onNone: () => undefined, onSome: (s) => encodedArbitrary(s as never) }),
-        keyed: hasApiKey(middleware),
         document: false
       })
     }
@@ -94,7 +88,6 @@ const rawTarget = (label: string, path: string, document: boolean): RouteTarget 
   query: undefined,
   headerNames: [],
   payload: undefined,
-  keyed: false,
   document
 })
 
