@@ -19,9 +19,9 @@ export type ReceiverAnswer = number | "close" | { readonly status: number; reado
 
 export interface ReceiverBehaviour {
   /** Answer for one request; default 204. `"close"` destroys the socket without an answer. */
-  answer?: (request: { readonly id: string; readonly count: number; readonly body: string }) => ReceiverAnswer
+  answer?: ((request: { readonly id: string; readonly count: number; readonly body: string }) => ReceiverAnswer) | undefined
   /** Milliseconds to wait before answering (to keep requests in flight). */
-  delayMs?: number
+  delayMs?: number | undefined
 }
 
 /**
