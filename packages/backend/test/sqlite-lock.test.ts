@@ -1,5 +1,8 @@
 import { spawn } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { type RunningServer, startServer } from "@svc/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sqliteClientLayer } from "../src/database/sqlite-client.js"
@@ -7,6 +10,8 @@ import { cookieSave } from "./support/consent-saves.js"
 import { type FreshDatabase, freshDatabase } from "./support/dialects.js"
 
 const HOLD_MS = 1_500
+const bundle = join(mkdtempSync(join(tmpdir(), "svc-lock-bundle-")), "svc.js")
+writeFileSync(bundle, "console.log('bundle')\n")
 const driver = createRequire(import.meta.url).resolve("better-sqlite3")
 
 /**
@@ -40,7 +45,7 @@ const probeWhile = async (url: string, until: Promise<unknown>) => {
   void until.finally(() => (done = true))
   const answers: Array<{ path: string; status: number; ms: number }> = []
   do {
-    for (const path of ["/status", "/init", "/manifest"]) {
+    for (const path of ["/status", "/init", "/manifest", "/svc.js"]) {
       const { ms, status } = await timed(url + path)
       answers.push({ path, status, ms })
     }
@@ -54,14 +59,17 @@ describe("SQLite locked by another process", () => {
   let server: RunningServer
   beforeAll(async () => {
     db = await freshDatabase("sqlite")
-    server = await startServer({ database: db.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })
+    server = await startServer(
+      { database: db.database, script: { bundles: { full: bundle } }, observability: { requests: "none" } },
+      { port: 0, host: "127.0.0.1" }
+    )
   })
   afterAll(async () => {
     await server?.close()
     await db?.drop()
   })
 
-  it("keeps answering requests that need no database, and a save waits for the lock then lands", async () => {
+  it("keeps answering requests that need no database (status, init, manifest, bundle), and a save waits for the lock then lands", async () => {
     await probeWhile(server.url, Promise.resolve()) // warm: a route's first answer is slower
     const { released } = await holdLock(db.database.url, HOLD_MS)
     const body = cookieSave()
