@@ -380,7 +380,7 @@ const pathArbitrary = (target: RouteTarget, knownIds: ReadonlyArray<string>): fc
       ? undefined
       : fc.oneof(
         { weight: 3, arbitrary: target.pathParams.map((p) => encodeURIComponent(String(p[name] ?? name))) },
-        { weight: name === "id" && knownIds.length > 0 ? 2 : 0, arbitrary: fc.constantFrom(...(knownIds.length > 0 ? knownIds : ["x"])) }
+        { weight: name === "id" && knownIds.length > 0 ? 4 : 0, arbitrary: fc.constantFrom(...(knownIds.length > 0 ? knownIds : ["x"])) }
       )
   return fc.tuple(...names.map((name) => segment(plausible(name)))).map((values) => {
     let path = target.path
