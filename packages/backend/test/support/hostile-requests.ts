@@ -112,6 +112,18 @@ const nasty = [
 ]
 
 /** Long values: mostly a few kB, sometimes past the 128 kB body limit. */
+const b64 = (value: string) => Buffer.from(value).toString("base64url")
+
+/** Unsigned or forged JWTs for the token fields: odd headers and claims, a payload nested far past the body bound. */
+const forgedTokens = [
+  `${b64("{\"alg\":\"none\"}")}.${b64("{\"iat\":1}")}.`,
+  `${b64("{\"alg\":\"HS256\"}")}.${b64("{\"iat\":1e308,\"exp\":-1e308}")}.${b64("x")}`,
+  `${b64("{\"alg\":\"HS256\"}")}.${b64("[".repeat(5000) + "]".repeat(5000))}.${b64("x")}`,
+  `${b64("{\"alg\":\"HS256\",\"crit\":[\"__proto__\"]}")}.${b64("{\"__proto__\":{\"iat\":1}}")}.x`,
+  `${b64("{\"alg\":\"RS256\"}")}.${b64("{\"sub\":\"user-1\",\"iat\":\"1\"}")}.x`,
+  "a.b.c", "..", "e30.e30.", "e30.e30.e30.e30", "%%%.%%%.%%%"
+]
+
 const longString = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: 200, max: 5000 }) },
   { weight: 1, arbitrary: fc.integer({ min: 100_000, max: 200_000 }) }
@@ -120,6 +132,7 @@ const longString = fc.oneof(
 /** Short hostile strings: what goes into paths, queries and headers. */
 const shortHostile: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...nasty) },
+  { weight: 1, arbitrary: fc.constantFrom(...forgedTokens) },
   { weight: 3, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
   { weight: 1, arbitrary: fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), maxLength: 10 }) },
