@@ -142,6 +142,9 @@ const withVary = (headers: Record<string, string>, name: string): Record<string,
   return { ...headers, vary: `${vary}, ${name}` }
 }
 
+const varyOnCoding = (response: HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.setHeader(response, "vary", withVary({ ...response.headers }, "Accept-Encoding").vary!)
+
 const coded = (
   response: HttpServerResponse.HttpServerResponse,
   body: Uint8Array,
@@ -173,6 +176,8 @@ export const compressResponse = (
   coding: Coding,
   ifNoneMatch: string | undefined
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  // A handler's own 304 (its identity tag, or `*`) carries the Vary its 200 would.
+  if (response.status === 304) return Effect.succeed(varyOnCoding(response))
   const body = response.body
   if (body._tag !== "Uint8Array" || body.body.byteLength < COMPRESSION_THRESHOLD) return Effect.succeed(response)
   if (response.status < 200 || response.status === 204 || response.status === 206) return Effect.succeed(response)
@@ -181,7 +186,7 @@ export const compressResponse = (
     return Effect.succeed(response)
   }
   if (!isCompressible(body.contentType ?? headers["content-type"])) return Effect.succeed(response)
-  if (coding === "identity") return Effect.succeed(HttpServerResponse.setHeader(response, "vary", withVary({ ...headers }, "Accept-Encoding").vary!))
+  if (coding === "identity") return Effect.succeed(varyOnCoding(response))
   const etag = headers.etag
   if (etag !== undefined && matchesIfNoneMatch(ifNoneMatch, variantEtag(etag, coding))) {
     return Effect.succeed(notModified(response, variantEtag(etag, coding)))
