@@ -22,6 +22,8 @@ export interface DrillOptions {
   readonly natsUrl?: string | undefined
   readonly concurrency?: number
   readonly deadlineMs?: number
+  /** `events.delivery` of both replicas; default a fast poll and retry schedule. */
+  readonly delivery?: Record<string, unknown>
 }
 
 export interface DrillReport {
@@ -63,7 +65,7 @@ export const runEventDrill = async (options: DrillOptions): Promise<DrillReport>
       webhooks: [{ id: "receiver", url: `http://127.0.0.1:${proxy.port()}/hooks`, secret }],
       events: {
         ...(options.natsUrl === undefined ? {} : { nats: { servers: options.natsUrl, subject } }),
-        delivery: { pollIntervalMs: 25, timeoutMs: 2_000, leaseMs: 15_000, retry: { baseDelayMs: 20, maxDelayMs: 250 } }
+        delivery: options.delivery ?? { pollIntervalMs: 25, timeoutMs: 2_000, leaseMs: 15_000, retry: { baseDelayMs: 20, maxDelayMs: 250 } }
       },
       observability: { requests: "none" as const }
     }
