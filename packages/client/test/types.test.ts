@@ -51,7 +51,7 @@ describe("backend codes are typed per method", () => {
 
   it("key-only methods can return UNAUTHORIZED and MISSING_API_KEY", () => {
     expectTypeOf<SvcErrorCodeOf<SvcClient["subjects"]["list"]>>().toEqualTypeOf<
-      "UNAUTHORIZED" | "MISSING_API_KEY" | SharedBackendCode | ClientCode
+      "UNAUTHORIZED" | "MISSING_API_KEY" | "RATE_LIMITED" | SharedBackendCode | ClientCode
     >()
     expectTypeOf<"UNAUTHORIZED" | "MISSING_API_KEY">().toExtend<SvcErrorCodeOf<SvcClient["consents"]["check"]>>()
     expectTypeOf<"UNAUTHORIZED" | "MISSING_API_KEY">().toExtend<SvcErrorCodeOf<SvcClient["experiments"]["summary"]>>()
@@ -67,11 +67,12 @@ describe("backend codes are typed per method", () => {
       | "POLICY_SNAPSHOT_EXPIRED"
       | "POLICY_SNAPSHOT_INVALID"
       | "STALE_POLICY"
+      | "RATE_LIMITED"
       | SharedBackendCode
       | ClientCode
     >()
     expectTypeOf<SvcErrorCodeOf<SvcClient["subjects"]["identify"]>>().toEqualTypeOf<
-      "NOT_FOUND" | "IDENTITY_TOKEN_INVALID" | "IDENTITY_CONFLICT" | "UNAUTHORIZED" | SharedBackendCode | ClientCode
+      "NOT_FOUND" | "IDENTITY_TOKEN_INVALID" | "IDENTITY_CONFLICT" | "UNAUTHORIZED" | "RATE_LIMITED" | SharedBackendCode | ClientCode
     >()
     expectTypeOf<SvcErrorCodeOf<SvcClient["status"]>>().toEqualTypeOf<SharedBackendCode | ClientCode>()
   })
