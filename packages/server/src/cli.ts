@@ -1,4 +1,4 @@
-import { migrateDatabase, openApiDocument, resolveOptions, signIdentityToken, sqlClientLayer, SvcConfigurationError, type SvcOptions } from "@svc/backend"
+import { migrateDatabase, openApiDocument, purgeOnce, resolveOptions, signIdentityToken, sqlClientLayer, SvcConfigurationError, type SvcOptions } from "@svc/backend"
 import { Effect } from "effect"
 import { parseArgs } from "node:util"
 import { findConfigFile, loadConfig, withDatabaseUrl } from "./config-file.js"
@@ -9,6 +9,7 @@ import { describeStartupFailure } from "./startup-failure.js"
 const usage = `Usage:
   svc serve [--config FILE] [--port N] [--host H]   run the backend (migrations first)
   svc migrate [--config FILE]                       apply pending database migrations
+  svc purge [--config FILE]                         apply the retention rules once (for cron)
   svc spec [--config FILE]                          print the OpenAPI document
   svc token identity --sub ID [--idp NAME] [--ttl SECONDS] [--config FILE]
                                                     mint an identity token (needs identityToken.signingKey)
@@ -90,6 +91,11 @@ const migrate = async (values: Record<string, string | boolean | undefined>) => 
   console.log(applied.length === 0 ? "svc: database is up to date" : `svc: applied ${applied.map(([id, name]) => `${id}-${name}`).join(", ")}`)
 }
 
+const purge = async (values: Record<string, string | boolean | undefined>) => {
+  const { options } = await loadOptions(values.config as string | undefined)
+  await purgeOnce(options) // logs its one line
+}
+
 const spec = async (values: Record<string, string | boolean | undefined>) => {
   const { options } = await loadOptions(values.config as string | undefined)
   console.log(JSON.stringify(openApiDocument(resolveOptions(options)), null, 2))
@@ -127,6 +133,8 @@ const main = async () => {
       return serve(values)
     case "migrate":
       return migrate(values)
+    case "purge":
+      return purge(values)
     case "spec":
       return spec(values)
     case "token":

@@ -125,6 +125,18 @@ export interface SessionOptions {
   readonly onReport?: (report: SessionReport) => void | Promise<void>
 }
 
+/** Storage limitation: how long proof fields and records are kept (days); each absent one is kept forever. */
+export interface RetentionOptions {
+  /** Clear a record's IP address this many days after its act. */
+  readonly ipAddressDays?: number
+  /** Clear a record's user agent this many days after its act. */
+  readonly userAgentDays?: number
+  /** Retire a record (keep it only as anonymous proof of the act) this many days after its act. */
+  readonly recordDays?: number
+  /** How often a running instance applies the rules, in minutes. Default 60. */
+  readonly intervalMinutes?: number
+}
+
 /** Options accepted by `defineConfig` (config files) and `svcInstance`. */
 export interface SvcConfigOptions {
   readonly database: DatabaseOptions
@@ -144,6 +156,7 @@ export interface SvcConfigOptions {
   readonly openapi?: OpenApiOptions
   readonly script?: ScriptOptions
   readonly rateLimit?: RateLimitOptions
+  readonly retention?: RetentionOptions
   /** Endpoints that receive consent events (Standard Webhooks). */
   readonly webhooks?: ReadonlyArray<WebhookOptions>
   /** Event stream sink (NATS JetStream), custom sinks and delivery settings. */

@@ -55,6 +55,13 @@ export interface ResolvedConfig {
   }
   /** `undefined` when `rateLimit` is not configured: nothing is limited. */
   readonly rateLimit: ResolvedRateLimit | undefined
+  /** `retention` as given: each absent window keeps forever; `intervalMinutes` defaults to 60. */
+  readonly retention: {
+    readonly ipAddressDays?: number | undefined
+    readonly userAgentDays?: number | undefined
+    readonly recordDays?: number | undefined
+    readonly intervalMinutes?: number | undefined
+  } | undefined
   /** Webhooks, the NATS sink, custom sinks and delivery settings (`webhooks` and `events`). */
   readonly events: ResolvedEvents
   readonly version: string

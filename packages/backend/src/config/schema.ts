@@ -14,6 +14,8 @@ const AnyLayer = Schema.declare((u): u is Layer.Layer<unknown, unknown, unknown>
 })
 const Seconds = Schema.Int.pipe(Schema.nonNegative())
 const Path = Schema.String.pipe(Schema.startsWith("/"))
+/** A retention window: whole days, at least one, at most a hundred years. */
+const RetentionDays = Schema.Int.pipe(Schema.between(1, 36_500))
 
 export const DatabaseOptionsSchema = Schema.Union(
   Schema.Struct({
@@ -89,6 +91,12 @@ export const OptionsSchema = Schema.Struct({
       headless: Schema.optional(Schema.String),
       iab: Schema.optional(Schema.String)
     }))
+  })),
+  retention: Schema.optional(Schema.Struct({
+    ipAddressDays: Schema.optional(RetentionDays),
+    userAgentDays: Schema.optional(RetentionDays),
+    recordDays: Schema.optional(RetentionDays),
+    intervalMinutes: Schema.optional(Schema.Int.pipe(Schema.between(1, 10_080)))
   })),
   rateLimit: Schema.optional(Schema.Struct({
     // Checked in `rate-limit.ts`, which never repeats the URL (it may hold a password).

@@ -225,6 +225,7 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
     },
     sessions: options.sessions ?? {},
     rateLimit,
+    retention: options.retention,
     events
   }
 }

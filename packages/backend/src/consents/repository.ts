@@ -130,7 +130,7 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
         sql`SELECT ${columns} ${fromConsents}
             JOIN svc_subjects s ON s.id = c.subject_id AND s.tenant_id = c.tenant_id
             WHERE c.tenant_id = ${tenantId} AND s.external_id = ${externalId} AND s.verified = 1
-              AND c.type IN ${sql.in(types)} ${order}`
+              AND c.type IN ${sql.in(types)} AND c.expired_at IS NULL ${order}`
     })
 
     return { insertIfAbsent, findByActKey, listBySubject, listByVerifiedExternalId, listTypesByVerifiedExternalId } as const

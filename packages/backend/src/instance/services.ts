@@ -13,6 +13,7 @@ import { SessionReports } from "../policy/sessions.js"
 import { VendorList } from "../policy/gvl.js"
 import { PolicySnapshots } from "../policy/snapshots.js"
 import { PeriodExports } from "../records/period-export.js"
+import { RetentionJobLive, RetentionPurge } from "../retention/purge.js"
 import { SubjectExports } from "../records/subject-exports.js"
 import { SubjectErasure } from "../erasure/subject-erasure.js"
 import { IdentityLinks } from "../subjects/identity-links.js"
@@ -38,5 +39,7 @@ export const ServicesLive = Layer.mergeAll(
   SubjectExports.Default,
   SubjectErasure.Default,
   EventDeliveries.Default,
-  PeriodExports.Default
+  PeriodExports.Default,
+  // The periodic retention run of every instance (safe with many: see RetentionRepo).
+  RetentionJobLive.pipe(Layer.provide(RetentionPurge.Default))
 )

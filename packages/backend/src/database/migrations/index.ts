@@ -15,6 +15,7 @@ import consentGpc from "./13-consent-gpc.js"
 import eventOutbox from "./11-event-outbox.js"
 import eventDeliveryEventIndex from "./15-event-delivery-event-index.js"
 import consentSignalStrings from "./16-consent-signal-strings.js"
+import consentExpiredAt from "./17-consent-expired-at.js"
 
 /** Numbered migrations, one change each; a new one gets the next number and never edits an old one. */
 export const migrations: ReadonlyArray<readonly [id: number, name: string, run: Effect.Effect<void, unknown, SqlClient.SqlClient>]> = [
@@ -32,7 +33,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [12, "consent-export-index", consentExportIndex],
   [13, "consent-gpc", consentGpc],
   [15, "event-delivery-event-index", eventDeliveryEventIndex],
-  [16, "consent-signal-strings", consentSignalStrings]
+  [16, "consent-signal-strings", consentSignalStrings],
+  [17, "consent-expired-at", consentExpiredAt]
 ]
 
 /** A migration step that failed: which one, and the driver's reason (never the connection URL). */

@@ -1,0 +1,98 @@
+import type { PolicyPack } from "@svc/schema"
+import { Clock, Effect, Layer, Schedule } from "effect"
+import { SvcConfig } from "../config/resolved.js"
+import { retryDeadlocks } from "../database/deadlock.js"
+import { PolicyManifest } from "../policy/manifest.js"
+import { type BatchCursor, RETENTION_BATCH, RetentionRepo } from "./repository.js"
+
+const DAY_MS = 86_400_000
+const DEFAULT_VALIDITY_DAYS = 365
+
+/** What one retention run changed, by kind (rows changed by this run only). */
+export interface RetentionReport {
+  readonly ipAddressesCleared: number
+  readonly userAgentsCleared: number
+  readonly recordsRetired: number
+  readonly choicesExpired: number
+}
+
+/**
+ * Storage limitation (GDPR Art. 5(1)(e)) and consent validity. One run, in bounded batches:
+ * clears IP addresses older than `retention.ipAddressDays` and user agents older than
+ * `userAgentDays`; retires records older than `recordDays` (the row stays as anonymous proof that
+ * the act happened: no subject, no IP, user agent or journey); marks cookie-banner choices past
+ * their rule's `validityDays` (365 without a rule) as expired. Without `retention` only expiry runs.
+ */
+export class RetentionPurge extends Effect.Service<RetentionPurge>()("@svc/backend/RetentionPurge", {
+  dependencies: [RetentionRepo.Default, PolicyManifest.Default],
+  effect: Effect.gen(function*() {
+    const config = yield* SvcConfig
+    const repo = yield* RetentionRepo
+    const manifest = yield* PolicyManifest
+    const tenantId = config.tenantId ?? ""
+    const retention = config.retention
+    const rules: ReadonlyArray<PolicyPack> = config.manifest.policyRules
+      .map((rule) => manifest.rule(rule.id))
+      .filter((rule): rule is PolicyPack => rule !== undefined)
+
+    /** Walks every batch of one kind of work, applying each; returns the rows changed. */
+    const sweep = (
+      kind: "ipAddress" | "userAgent" | "retire" | "expire",
+      cutoff: number,
+      now: number,
+      policy?: { readonly id: string } | { readonly notIn: ReadonlyArray<string> }
+    ) =>
+      Effect.gen(function*() {
+        let after: BatchCursor | undefined
+        let changed = 0
+        while (true) {
+          const rows = yield* repo.batch({ tenantId, kind, cutoff, after, ...(policy === undefined ? {} : { policy }) })
+          changed += yield* retryDeadlocks(repo.apply(tenantId, kind, rows.map((r) => r.id), now))
+          const last = rows[rows.length - 1]
+          if (rows.length < RETENTION_BATCH || last === undefined) return changed
+          after = { givenAt: Number(last.given_at), id: last.id }
+        }
+      })
+
+    const days = (n: number | undefined, now: number) => (n === undefined ? undefined : now - n * DAY_MS)
+
+    /** One run; `at` replaces the clock's time (a test, or a run "as of" a moment). */
+    const runOnce = (at?: number) => Effect.gen(function*() {
+      const now = at ?? (yield* Clock.currentTimeMillis)
+      const ipCutoff = days(retention?.ipAddressDays, now)
+      const uaCutoff = days(retention?.userAgentDays, now)
+      const recordCutoff = days(retention?.recordDays, now)
+      const report: RetentionReport = {
+        ipAddressesCleared: ipCutoff === undefined ? 0 : yield* sweep("ipAddress", ipCutoff, now),
+        userAgentsCleared: uaCutoff === undefined ? 0 : yield* sweep("userAgent", uaCutoff, now),
+        recordsRetired: recordCutoff === undefined ? 0 : yield* sweep("retire", recordCutoff, now),
+        choicesExpired: (yield* Effect.forEach(rules, (rule) =>
+          sweep("expire", now - (rule.validityDays ?? DEFAULT_VALIDITY_DAYS) * DAY_MS, now, { id: rule.id }))).reduce(
+            (a, b) => a + b,
+            0
+          ) + (yield* sweep("expire", now - DEFAULT_VALIDITY_DAYS * DAY_MS, now, { notIn: rules.map((r) => r.id) }))
+      }
+      yield* Effect.logInfo(
+        `retention: ${report.ipAddressesCleared} IP addresses cleared, ${report.userAgentsCleared} user agents cleared, ` +
+          `${report.recordsRetired} records retired, ${report.choicesExpired} choices expired`
+      )
+      return report
+    })
+
+    return { runOnce } as const
+  })
+}) {}
+
+/**
+ * The periodic job of a running instance: a first run a minute after start, then one every
+ * `retention.intervalMinutes` (default 60). A failed run is logged and the next one still comes.
+ */
+export const RetentionJobLive = Layer.scopedDiscard(
+  Effect.gen(function*() {
+    const config = yield* SvcConfig
+    const purge = yield* RetentionPurge
+    const interval = `${config.retention?.intervalMinutes ?? 60} minutes` as const
+    const run = purge.runOnce().pipe(Effect.catchAllCause((cause) => Effect.logWarning("retention run failed", cause)))
+    yield* run.pipe(Effect.repeat(Schedule.spaced(interval)), Effect.delay("1 minute"), Effect.forkScoped)
+  })
+)
