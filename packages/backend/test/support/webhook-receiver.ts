@@ -13,6 +13,8 @@ export interface ReceivedWebhook {
   readonly status: number
   /** When the request arrived (epoch ms). */
   readonly at: number
+  /** `behaviour.verify`'s verdict, taken on arrival (Standard Webhooks timestamps are only valid for minutes). */
+  readonly signatureOk: boolean | undefined
 }
 
 export type ReceiverAnswer = number | "close" | { readonly status: number; readonly headers?: Record<string, string>; readonly delayMs?: number }
@@ -22,6 +24,8 @@ export interface ReceiverBehaviour {
   answer?: ((request: { readonly id: string; readonly count: number; readonly body: string }) => ReceiverAnswer) | undefined
   /** Milliseconds to wait before answering (to keep requests in flight). */
   delayMs?: number | undefined
+  /** Checks each request's signature as it arrives. */
+  verify?: ((body: string, headers: IncomingHttpHeaders) => boolean) | undefined
 }
 
 /**
@@ -40,6 +44,7 @@ export const startReceiver = async (behaviour: ReceiverBehaviour = {}) => {
       const at = Date.now()
       const id = String(request.headers["webhook-id"] ?? "")
       const body = Buffer.concat(chunks).toString("utf8")
+      const signatureOk = behaviour.verify?.(body, request.headers)
       const n = (inFlight.get(id) ?? 0) + 1
       inFlight.set(id, n)
       if (n > 1) overlaps.push(id)
@@ -49,13 +54,13 @@ export const startReceiver = async (behaviour: ReceiverBehaviour = {}) => {
       const answer = behaviour.answer?.({ id, count, body }) ?? 204
       const finish = () => {
         if (answer === "close") {
-          received.push({ id, headers: request.headers, body, status: 0, at })
+          received.push({ id, headers: request.headers, body, status: 0, at, signatureOk })
           request.socket.destroy()
           return
         }
         const { headers, status } = typeof answer === "number" ? { status: answer, headers: {} } : answer
         // The sender gave up (timeout) before the answer: it never learns of it.
-        received.push({ id, headers: request.headers, body, status: response.destroyed ? 0 : status, at })
+        received.push({ id, headers: request.headers, body, status: response.destroyed ? 0 : status, at, signatureOk })
         if (!response.destroyed) response.writeHead(status, headers ?? {}).end()
       }
       const delay = (typeof answer === "object" ? answer.delayMs : undefined) ?? behaviour.delayMs
