@@ -29,9 +29,35 @@ const requestOrigin = (request: HttpServerRequest.HttpServerRequest): string => 
   }
 }
 
-/** `backendURL`: configured, or the request origin plus the mount prefix. */
-export const backendUrlFor = (config: ResolvedConfig, request: HttpServerRequest.HttpServerRequest): string =>
-  config.script.backendURL ?? `${requestOrigin(request)}${config.basePath}`
+/**
+ * Where svc is mounted, read from the request path when `basePath` is omitted: the path before the
+ * script route's own path (`/consent` for `/consent/svc.js` on a host router prefixed `/consent`).
+ * Only plain path segments count; anything else gives `""`, the root. The path is part of the URL
+ * caches key on, so no bundle answers another path's request.
+ */
+const requestPrefix = (request: HttpServerRequest.HttpServerRequest, routePath: string): string => {
+  let path: string
+  try {
+    path = new URL(request.originalUrl, "http://localhost").pathname
+  } catch {
+    return ""
+  }
+  if (!path.endsWith(routePath)) return ""
+  const prefix = path.slice(0, path.length - routePath.length)
+  return /^(\/[A-Za-z0-9._~%-]+)*$/.test(prefix) ? prefix : ""
+}
+
+/**
+ * `backendURL`: configured; or the request origin plus `basePath`; or, when `basePath` is omitted,
+ * the request origin plus the prefix the request path shows before `routePath`.
+ */
+export const backendUrlFor = (
+  config: ResolvedConfig,
+  request: HttpServerRequest.HttpServerRequest,
+  routePath: string
+): string =>
+  config.script.backendURL ??
+    `${requestOrigin(request)}${config.basePath === "" ? requestPrefix(request, routePath) : config.basePath}`
 
 /** `GET /svc.js`, `/svc.headless.js`, `/svc.iab.js` (paths configurable), with ETag and 304. */
 export const ScriptRoutesLive = Layer.unwrapEffect(
@@ -41,7 +67,7 @@ export const ScriptRoutesLive = Layer.unwrapEffect(
     // The page's own `svcConfig` still overrides what is embedded (`consentMode: false` turns it off).
     const cache = makeBundleCache({ ...consentModeScriptConfig(config.manifest), ...config.script.config })
     const limits = yield* RateLimits
-    const route = (key: BundleKey) =>
+    const route = (key: BundleKey, routePath: string) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const wait = yield* limits.consumeByIp("scripts", request)
@@ -49,7 +75,7 @@ export const ScriptRoutesLive = Layer.unwrapEffect(
           return errorResponse("RATE_LIMITED", `Too many requests: retry in ${wait} s`, { "retry-after": String(wait) })
         }
         const path = config.script.bundles[key] ?? defaultBundlePath(key)
-        const bundle = path === undefined ? undefined : yield* Effect.promise(() => cache(path, backendUrlFor(config, request)))
+        const bundle = path === undefined ? undefined : yield* Effect.promise(() => cache(path, backendUrlFor(config, request, routePath)))
         if (bundle === undefined) {
           yield* Effect.logWarning("script bundle file missing").pipe(Effect.annotateLogs({ bundle: key }))
           return errorResponse("SCRIPT_UNAVAILABLE", `The ${key} script bundle is not available`, { "retry-after": "60" })
@@ -61,9 +87,9 @@ export const ScriptRoutesLive = Layer.unwrapEffect(
         return staticResponse(bundle, request.headers["if-none-match"], headers)
       })
     return Layer.mergeAll(
-      HttpLayerRouter.add("GET", config.script.path as `/${string}`, route("full")),
-      HttpLayerRouter.add("GET", config.script.headlessPath as `/${string}`, route("headless")),
-      HttpLayerRouter.add("GET", config.script.iabPath as `/${string}`, route("iab"))
+      HttpLayerRouter.add("GET", config.script.path as `/${string}`, route("full", config.script.path)),
+      HttpLayerRouter.add("GET", config.script.headlessPath as `/${string}`, route("headless", config.script.headlessPath)),
+      HttpLayerRouter.add("GET", config.script.iabPath as `/${string}`, route("iab", config.script.iabPath))
     )
   })
 )
