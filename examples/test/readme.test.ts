@@ -181,6 +181,86 @@ describe("README: rate limits", () => {
   })
 })
 
+describe("README: consent events", () => {
+  it("the events fragment is a valid configuration that serves and saves (NATS at 127.0.0.1:4222)", async () => {
+    process.env.DATABASE_URL = "postgres://unused@127.0.0.1/unused"
+    process.env.CRM_WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`
+    const options = (await import("../events.config.js")).default
+    expect(resolveOptions(options).database).toMatchObject({ dialect: "postgres" })
+    const fresh = await freshDatabase("sqlite")
+    const server = await startServer({ ...options, database: fresh.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })
+    try {
+      expect((await save(server.url, newSubjectId())).status).toBe(200)
+    } finally {
+      await server.close()
+      await fresh.drop()
+    }
+  })
+})
+
+describe("README: event receivers and sinks", () => {
+  const withdraw = async (base: string, subjectId: string) => {
+    for (const [marketing, givenAt] of [[true, Date.now() - 60_000], [false, Date.now()]] as const) {
+      const response = await fetch(`${base}/subjects`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ type: "cookie_banner", domain: "example.com", subjectId, givenAt, preferences: { ...preferences, marketing } })
+      })
+      expect(response.status).toBe(200)
+    }
+  }
+  const eventually = async (done: () => boolean) => {
+    const deadline = Date.now() + 30_000
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error("not delivered within 30 s")
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+
+  it("the Express receiver verifies svc's webhook and acts on a withdrawal", async () => {
+    const secret = `whsec_${Buffer.alloc(32, 9).toString("base64")}`
+    process.env.CRM_WEBHOOK_SECRET = secret
+    const { app, stopped } = await import("../webhook-receiver.js")
+    const receiver = app.listen(0, "127.0.0.1")
+    await new Promise((r) => receiver.once("listening", r))
+    const fresh = await freshDatabase("sqlite")
+    const server = await startServer({
+      database: fresh.database,
+      webhooks: [{ id: "crm", url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/svc-events`, secret, events: ["consent.withdrawn"] }],
+      observability: { requests: "none" }
+    }, { port: 0, host: "127.0.0.1" })
+    try {
+      const subjectId = newSubjectId()
+      await withdraw(server.url, subjectId)
+      await eventually(() => stopped.includes(subjectId))
+      const forged = await fetch(`http://127.0.0.1:${(receiver.address() as { port: number }).port}/svc-events`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" },
+        body: "{}"
+      })
+      expect(forged.status).toBe(400)
+    } finally {
+      await server.close()
+      await fresh.drop()
+      receiver.close()
+    }
+  })
+
+  it("a custom sink receives the events through the outbox", async () => {
+    const { default: options, sent } = await import("../event-sink.config.js")
+    const fresh = await freshDatabase("sqlite")
+    const server = await startServer({ ...options, database: fresh.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })
+    try {
+      await withdraw(server.url, newSubjectId())
+      await eventually(() => sent.length >= 2)
+      expect(sent[0]).toMatchObject({ topic: "consent", messages: [{ key: expect.any(String), value: expect.stringContaining("consent.") }] })
+    } finally {
+      await server.close()
+      await fresh.drop()
+    }
+  })
+})
+
 describe("README: Google Consent Mode", () => {
   it("the consentMode fragment is a configuration whose /init carries the resolved mapping", async () => {
     const options = (await import("../consent-mode.config.js")).default
