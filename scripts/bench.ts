@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- name ...]`: runs each benchmark in its own process, one after another, so
- * they never compete for the machine's two cores. Names: init, subjects, summary, client, export, events.
+ * they never compete for the machine's two cores. Names: init, subjects, summary, client, export, events, telemetry.
  * Numbers are printed, never asserted: speed targets live here, not in the test suite.
  */
 import { spawnSync } from "node:child_process"
@@ -13,7 +13,8 @@ const benches: Record<string, string> = {
   summary: "bench/summary.ts",
   client: "bench/client.ts",
   export: "bench/export.ts",
-  events: "bench/events.ts"
+  events: "bench/events.ts",
+  telemetry: "bench/telemetry.ts"
 }
 
 const requested = process.argv.slice(2)

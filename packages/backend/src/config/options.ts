@@ -2,8 +2,10 @@ import type { SqlClient } from "@effect/sql"
 import type { ManifestOptions, SessionReport } from "@svc/schema"
 import type { Layer } from "effect"
 import type { EventsOptions, WebhookOptions } from "./events.js"
+import type { TelemetryOptions } from "./telemetry.js"
 
 export type { EventRetryOptions, EventsOptions, WebhookOptions } from "./events.js"
+export type { TelemetryOptions } from "./telemetry.js"
 
 export type SqlDialect = "sqlite" | "postgres" | "mysql"
 
@@ -161,6 +163,8 @@ export interface SvcConfigOptions {
   readonly webhooks?: ReadonlyArray<WebhookOptions>
   /** Event stream sink (NATS JetStream), custom sinks and delivery settings. */
   readonly events?: EventsOptions
+  /** OpenTelemetry export (OTLP/HTTP) and the Prometheus endpoint; off unless written. */
+  readonly telemetry?: TelemetryOptions
   readonly version?: string
 }
 

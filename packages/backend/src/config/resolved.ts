@@ -3,6 +3,7 @@ import type { ManifestOptions } from "@svc/schema"
 import { Context, type Layer } from "effect"
 import type { ResolvedEvents } from "./events.js"
 import type { RequestLogLevel, SessionOptions, SqlDialect } from "./options.js"
+import type { ResolvedTelemetry } from "./telemetry.js"
 
 /** Configuration after validation, with every default applied. The only way services read options. */
 export interface ResolvedConfig {
@@ -64,6 +65,8 @@ export interface ResolvedConfig {
   } | undefined
   /** Webhooks, the NATS sink, custom sinks and delivery settings (`webhooks` and `events`). */
   readonly events: ResolvedEvents
+  /** `undefined` when `telemetry` exports nothing: no metric is recorded and no tracer runs. */
+  readonly telemetry: ResolvedTelemetry | undefined
   readonly version: string
   readonly observability: { readonly requests: RequestLogLevel; readonly format: "logfmt" | "json" | "pretty" }
   readonly sessions: SessionOptions

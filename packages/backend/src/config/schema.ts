@@ -131,6 +131,15 @@ export const OptionsSchema = Schema.Struct({
       }))
     }))
   })),
+  // Cross-field rules in `telemetry.ts`; header values are never repeated (they may hold tokens).
+  telemetry: Schema.optional(Schema.Struct({
+    serviceName: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+    otlp: Schema.optional(Schema.Struct({
+      url: Schema.String,
+      headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+    })),
+    prometheus: Schema.optional(Schema.Struct({ path: Schema.optional(Path) }))
+  })),
   version: Schema.optional(Schema.String),
   observability: Schema.optional(Schema.Struct({
     requests: Schema.optional(Schema.Literal("all", "warnings", "errors", "none")),

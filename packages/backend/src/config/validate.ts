@@ -5,6 +5,7 @@ import { databaseProblems, withDatabaseProblems } from "./database-options.js"
 import { SvcConfigurationError } from "./errors.js"
 import { resolveEvents } from "./events.js"
 import { resolveRateLimit } from "./rate-limit.js"
+import { resolveTelemetry } from "./telemetry.js"
 import type { SvcOptions } from "./options.js"
 import { DEFAULT_IP_HEADERS, type ResolvedConfig } from "./resolved.js"
 import { OptionsSchema } from "./schema.js"
@@ -22,7 +23,7 @@ const formatPath = (prefix: string, path: ReadonlyArray<PropertyKey>) =>
   )
 
 /** Paths whose values are secrets (or hold them): their problems never quote the value. */
-const secretPath = /^(apiKeys|database|policySnapshot|identityToken|legalDocumentSnapshot)\b|signingKey|password|secret|token/i
+const secretPath = /^(apiKeys|database|policySnapshot|identityToken|legalDocumentSnapshot|telemetry\.otlp\.headers)\b|signingKey|password|secret|token/i
 
 /** The schema's message without the offending value: `Expected string, actual "…"` → `expected string`. */
 const withoutValue = (message: string): string =>
@@ -116,6 +117,7 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
 
   const rateLimit = resolveRateLimit(input, tenantId, problems)
   const events = resolveEvents(input, problems)
+  const telemetry = resolveTelemetry(input, problems)
   if (Either.isLeft(decoded)) throw new SvcConfigurationError(problems)
   const options = input as unknown as SvcOptions
 
@@ -226,6 +228,7 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
     sessions: options.sessions ?? {},
     rateLimit,
     retention: options.retention,
-    events
+    events,
+    telemetry
   }
 }

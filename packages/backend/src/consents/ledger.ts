@@ -185,12 +185,15 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
         return vendorChoice === null ? response : { ...response, subjectVendorChoice: vendorChoice }
       })
 
-    const recordDecisionSource = (stored: StoredConsent) =>
+    /** The save's outcome on its wide log event (and so in the save metrics, with telemetry). */
+    const recordDecisionSource = (stored: StoredConsent, action: string | null) =>
       Effect.flatMap(currentWideEvent, (event) =>
         Effect.sync(() => {
-          if (Option.isSome(event) && stored.runtimePolicySource !== null) {
-            event.value["consent.decisionSource"] = stored.runtimePolicySource
-          }
+          if (Option.isNone(event)) return
+          event.value["consent.type"] = stored.type
+          if (stored.policyId !== null) event.value["consent.policyId"] = stored.policyId
+          if (action !== null) event.value["consent.action"] = action
+          if (stored.runtimePolicySource !== null) event.value["consent.decisionSource"] = stored.runtimePolicySource
         }))
 
     const asRow = (row: NewConsentRow, release: ReleaseRow | null): ConsentRow => ({
@@ -247,7 +250,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           const landed = yield* findStored
           if (Option.isSome(landed)) {
             const stored = yield* answerStored(landed.value, digest)
-            yield* recordDecisionSource(stored)
+            yield* recordDecisionSource(stored, body.action ?? null)
             return yield* respond(stored)
           }
           return yield* Effect.fail(verdict.left)
@@ -343,7 +346,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           if (Option.isNone(landed)) return yield* Effect.dieMessage("an act that blocked an insert is not readable")
           stored = yield* answerStored(landed.value, storedDigest)
         }
-        yield* recordDecisionSource(stored)
+        yield* recordDecisionSource(stored, body.action ?? null)
         return yield* respond(stored)
       })
 

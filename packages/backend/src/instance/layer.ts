@@ -14,6 +14,8 @@ import { OpenApiRoutesLive } from "../http/openapi.js"
 import { RateLimitMiddlewareLive } from "../http/rate-limit.js"
 import { type InitFastPath, makeInitFastPath } from "../policy/init-fast-path.js"
 import { ScriptRoutesLive } from "../scripts/http.js"
+import { TelemetryLive } from "../telemetry/layer.js"
+import { RequestMetricsLive } from "../telemetry/requests.js"
 import { HandlersLive } from "./handlers.js"
 import { ServicesLive } from "./services.js"
 
@@ -55,7 +57,8 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
     ? Layer.empty
     : Layer.effectDiscard(Effect.map(makeInitFastPath, onInitFastPath))
   // The event deliverer runs for the layer's lifetime, so a host composing this layer delivers too.
-  return Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, PreflightRouteLive, FastPath, EventDeliveryLive).pipe(
+  return Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, PreflightRouteLive, FastPath, EventDeliveryLive, TelemetryLive).pipe(
+    Layer.provide(RequestMetricsLive),
     Layer.provide(EdgeLive),
     Layer.provide(CompressionLive),
     Layer.provide(MountedRouter),

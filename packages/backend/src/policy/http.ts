@@ -51,7 +51,10 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
           const event = yield* currentWideEvent
           if (event._tag === "Some") {
             event.value["policy.resolution"] = answer.resolution.status
-            if (answer.resolution.status === "matched") event.value["policy.id"] = answer.resolution.pack.id
+            if (answer.resolution.status === "matched") {
+              event.value["policy.id"] = answer.resolution.pack.id
+              event.value["policy.matchedBy"] = answer.resolution.matchedBy
+            }
             else if (answer.resolution.reason !== null) event.value["policy.reason"] = answer.resolution.reason
             if (answer.clientVersion !== undefined) event.value["client.version"] = answer.clientVersion.slice(0, 64)
           }

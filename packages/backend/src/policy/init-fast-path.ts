@@ -6,6 +6,7 @@ import { corsHeaders, makeOriginPolicy } from "../http/cors.js"
 import { requestIdOf } from "../http/edge.js"
 import { INIT_HEADERS } from "./http.js"
 import { isSpeculative, PolicyInit } from "./init.js"
+import { recordInitResolution, recordRequest } from "../telemetry/metrics.js"
 
 export interface FastInitAnswer {
   readonly headers: Record<string, string>
@@ -40,8 +41,11 @@ export const makeInitFastPath = Effect.gen(function*() {
   // Successful requests are logged only at `all`: then the ordinary route writes the wide event.
   // A configured `/init` rate limit is counted on the ordinary route only.
   const enabled = config.observability.requests !== "all" && config.rateLimit?.rules.init === undefined
+  // With telemetry, requests answered here are counted too (the ordinary route's middleware never sees them).
+  const metered = config.telemetry !== undefined
   const fastPath: InitFastPath = (rawQuery, headers, remoteAddress) => {
     if (!enabled) return undefined
+    const started = metered ? performance.now() : 0
     const params = new URLSearchParams(rawQuery)
     const query: Record<string, string | Array<string>> = {}
     for (const [key, value] of params) {
@@ -58,16 +62,22 @@ export const makeInitFastPath = Effect.gen(function*() {
       headers: flat,
       remoteAddress,
       pageView: !isSpeculative(flat)
-    })).then((answer) => ({
-      body: answer.body,
-      headers: {
-        "content-type": "application/json",
-        ...INIT_HEADERS,
-        ...(origin === undefined ? {} : { vary: `${INIT_HEADERS.vary}, Origin` }),
-        "x-request-id": requestIdOf(flat["x-request-id"]),
-        ...cors
+    })).then((answer) => {
+      if (metered) {
+        recordInitResolution(answer.resolution.status, answer.resolution.status === "matched" ? answer.resolution.matchedBy : null)
+        recordRequest("/init", "GET", 200, (performance.now() - started) / 1000)
       }
-    }))
+      return {
+        body: answer.body,
+        headers: {
+          "content-type": "application/json",
+          ...INIT_HEADERS,
+          ...(origin === undefined ? {} : { vary: `${INIT_HEADERS.vary}, Origin` }),
+          "x-request-id": requestIdOf(flat["x-request-id"]),
+          ...cors
+        }
+      }
+    })
   }
   return fastPath
 })

@@ -1,0 +1,80 @@
+import { Metric, MetricBoundaries, MetricLabel } from "effect"
+
+/*
+ * svc's metrics, as Effect `Metric`s: the Prometheus endpoint reads them from Effect's registry and
+ * the OTLP exporter of @effect/opentelemetry sends the same registry to a collector. Labels are
+ * bounded sets fixed by the contract or the manifest (route templates, status classes, codes,
+ * rule ids): never a subject id, an IP, a token or a concrete path. Nothing here is recorded unless
+ * `telemetry` is configured (the callers check that once, when their layer is built).
+ */
+
+const requests = Metric.counter("svc_http_requests_total", {
+  description: "HTTP requests answered, per route template, method and status class",
+  incremental: true
+})
+
+const latency = Metric.histogram(
+  "svc_http_request_duration_seconds",
+  MetricBoundaries.fromIterable([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
+  "HTTP request latency in seconds, per route template, method and status class"
+)
+
+const saves = Metric.counter("svc_consent_saves_total", {
+  description: "Consents stored, per type, policy rule, action and runtimePolicySource",
+  incremental: true
+})
+
+const refusals = Metric.counter("svc_consent_refusals_total", {
+  description: "Writes refused as STALE_POLICY or CONFLICT (and its subject and identity variants), per code and reason",
+  incremental: true
+})
+
+const initResolutions = Metric.counter("svc_init_resolutions_total", {
+  description: "GET /init policy resolutions, per status and matchedBy",
+  incremental: true
+})
+
+export const outboxDeliveries = Metric.gauge("svc_outbox_deliveries", {
+  description: "Event deliveries in the outbox, per status (pending, failed)"
+})
+
+export const memoryBytes = Metric.gauge("svc_process_memory_bytes", {
+  description: "Process memory in bytes, per kind (rss, heap_used, heap_total, external)"
+})
+
+export const eventLoopDelay = Metric.gauge("svc_event_loop_delay_seconds", {
+  description: "Event-loop delay since the previous reading, per quantile (p50, p99, max)"
+})
+
+const label = MetricLabel.make
+
+const statusClass = (status: number) => `${Math.floor(status / 100)}xx`
+
+/** One answered request: `route` is a template (`/subjects/:id`), never a concrete path. */
+export const recordRequest = (route: string, method: string, status: number, seconds: number): void => {
+  const tags = [label("route", route), label("method", method), label("status_class", statusClass(status))]
+  requests.unsafeUpdate(1, tags)
+  latency.unsafeUpdate(seconds, tags)
+}
+
+/** One stored consent. Absent values are labelled `none`. */
+export const recordSave = (save: {
+  readonly type: string
+  readonly policyId: string | null
+  readonly action: string | null
+  readonly runtimePolicySource: string | null
+}): void =>
+  saves.unsafeUpdate(1, [
+    label("type", save.type),
+    label("policy", save.policyId ?? "none"),
+    label("action", save.action ?? "none"),
+    label("runtime_policy_source", save.runtimePolicySource ?? "none")
+  ])
+
+/** One refused write: `code` is the error code, `reason` the STALE_POLICY reason or `none`. */
+export const recordRefusal = (code: string, reason: string | null): void =>
+  refusals.unsafeUpdate(1, [label("code", code), label("reason", reason ?? "none")])
+
+/** One `/init` resolution, on the ordinary route or the bundled server's fast path. */
+export const recordInitResolution = (status: string, matchedBy: string | null): void =>
+  initResolutions.unsafeUpdate(1, [label("status", status), label("matched_by", matchedBy ?? "none")])

@@ -1,0 +1,110 @@
+import { HttpLayerRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { SvcConfig } from "../config/resolved.js"
+import { loggedRoute, pathOf } from "../http/routes.js"
+import { currentWideEvent } from "../http/wide-event.js"
+import { recordInitResolution, recordRefusal, recordRequest, recordSave } from "./metrics.js"
+import { RequestTracer, RequestTracerLive } from "./otlp.js"
+
+const decoder = new TextDecoder()
+
+/** Codes counted as refusals: the stale-policy and conflict family. */
+const REFUSALS = new Set(["STALE_POLICY", "CONFLICT", "SUBJECT_CONFLICT", "IDENTITY_CONFLICT"])
+
+/** The status the edge answers a failure that escaped the API encoder with (see http/edge.ts). */
+const failureStatus = (cause: Cause.Cause<unknown>): number => {
+  const failure = Cause.squash(cause)
+  return HttpServerError.isServerError(failure) && failure._tag === "RequestError" ? 400 : 500
+}
+
+/** Code and reason of a 409/422 error body (`{ message, cause: { code, reason? } }`). */
+const refusalOf = (response: HttpServerResponse.HttpServerResponse) => {
+  if ((response.status !== 409 && response.status !== 422) || response.body._tag !== "Uint8Array") return undefined
+  try {
+    const cause = JSON.parse(decoder.decode(response.body.body))?.cause
+    return typeof cause?.code === "string" && REFUSALS.has(cause.code)
+      ? { code: cause.code as string, reason: typeof cause.reason === "string" ? cause.reason : null }
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const text = (value: unknown): string | null => (typeof value === "string" ? value : null)
+
+/**
+ * Records each request's count, latency and outcome metrics. The outcome fields are those the
+ * handlers already write to the request's wide log event (`policy.resolution`, `consent.*`), so
+ * logs and metrics describe a request alike. Only installed when `telemetry` is configured.
+ */
+const RequestMetrics = HttpLayerRouter.middleware(
+  Effect.gen(function*() {
+    const config = yield* SvcConfig
+    const tracer = yield* RequestTracer
+    const tenant = config.tenantId ?? ""
+
+    /** Metrics of one finished request; its status. */
+    const record = (
+      request: HttpServerRequest.HttpServerRequest,
+      route: string,
+      started: number,
+      exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>,
+      event: Option.Option<Record<string, unknown>>
+    ): number => {
+      const status = Exit.isSuccess(exit) ? exit.value.status : failureStatus(exit.cause)
+      recordRequest(route, request.method, status, (performance.now() - started) / 1000)
+      if (Option.isSome(event)) {
+        const fields = event.value
+        const resolution = text(fields["policy.resolution"])
+        if (resolution !== null) recordInitResolution(resolution, text(fields["policy.matchedBy"]))
+        const type = text(fields["consent.type"])
+        if (type !== null && status < 300) {
+          recordSave({
+            type,
+            policyId: text(fields["consent.policyId"]),
+            action: text(fields["consent.action"]),
+            runtimePolicySource: text(fields["consent.decisionSource"])
+          })
+        }
+      }
+      if (Exit.isSuccess(exit)) {
+        const refusal = refusalOf(exit.value)
+        if (refusal !== undefined) recordRefusal(refusal.code, refusal.reason)
+      }
+      return status
+    }
+
+    return (
+      app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest> =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        Effect.flatMap(loggedRoute(config.basePath, pathOf(request.url)), (route) => {
+          const started = performance.now()
+          const measured = Effect.onExit(app, (exit) =>
+            Effect.flatMap(currentWideEvent, (event) => {
+              const status = record(request, route, started, exit, event)
+              return Option.isNone(tracer) ? Effect.void : Effect.annotateCurrentSpan("http.response.status_code", status)
+            }))
+          if (Option.isNone(tracer)) return measured
+          // Route template, method, status and tenant only: never the concrete path, a query, a header or a body.
+          // A root span: the platform's own request span (with the full URL) is never exported.
+          return measured.pipe(
+            Effect.withSpan(`${request.method} ${route}`, {
+              kind: "server",
+              root: true,
+              attributes: { "http.request.method": request.method, "http.route": route, "svc.tenant": tenant }
+            }),
+            Effect.withTracer(tracer.value)
+          )
+        }))
+  }) as never
+)
+
+const RequestMetricsLayer = (RequestMetrics.layer as unknown as Layer.Layer<never, never, SvcConfig | RequestTracer>).pipe(
+  Layer.provide(RequestTracerLive)
+)
+
+/** Request metrics (and, with `otlp`, spans) for svc's routes when `telemetry` is configured; nothing at all otherwise. */
+export const RequestMetricsLive = Layer.unwrapEffect(
+  Effect.map(SvcConfig, (config) => (config.telemetry === undefined ? Layer.empty : RequestMetricsLayer))
+)
