@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest"
-import { allPreferences, call, consentRows, cookieSave, save } from "./support/consent-saves.js"
+import { allPreferences, bearer, call, consentRows, cookieSave, save } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
 import { useServersOnOneDatabase } from "./support/shared-database.js"
 import type { TestOptions } from "./support/server.js"
 
+const API_KEY = "gpc-proof-api-key-0123456789abcdef"
 const all = ["measurement", "marketing", "functionality", "experience"] as const
 const manifest: TestOptions["manifest"] = {
   policyRules: [
@@ -14,7 +15,7 @@ const manifest: TestOptions["manifest"] = {
 
 describe.each(dialects)("GPC proof on saves [%s]", (dialect) => {
   const [signed, unsigned] = useServersOnOneDatabase(dialect, [
-    { manifest, policySnapshot: { signingKey: "gpc-proof-policy-snapshot-signing-key-0123456789" } },
+    { manifest, apiKeys: [API_KEY], policySnapshot: { signingKey: "gpc-proof-policy-snapshot-signing-key-0123456789" } },
     { manifest }
   ])
 
@@ -37,6 +38,13 @@ describe.each(dialects)("GPC proof on saves [%s]", (dialect) => {
     expect(view.body.subjectChoice.categories.marketing.value).toBe(false)
     const [row] = await consentRows(signed!, body.subjectId as string)
     expect(JSON.parse(row!.gpc as string)).toEqual({ denied: ["marketing", "experience"], overridden: ["marketing", "experience"] })
+
+    // The access export carries the proof too.
+    const exported = await call(signed!, "GET", `/subjects/${body.subjectId}/export`, undefined, bearer(API_KEY))
+    expect(exported.status).toBe(200)
+    expect(exported.body.subjects[0].records[0].signals).toEqual({
+      gpc: { denied: ["marketing", "experience"], overridden: ["marketing", "experience"] }
+    })
 
     // The same act again is the same record, answered the same way.
     const again = await save(signed!, body)

@@ -1,6 +1,6 @@
 import { GppModel } from "@iabgpp/cmpapi"
 import { describe, expect, it } from "vitest"
-import { call, consentRows, cookieSave, save } from "./support/consent-saves.js"
+import { bearer, call, consentRows, cookieSave, save } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
@@ -12,10 +12,11 @@ const usnat = (() => {
   return model.encode()
 })()
 const TCF_AND_USP = "DBACNYA~CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA~1YNN"
+const API_KEY = "signal-strings-api-key-0123456789"
 const TC_STRING = "CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA"
 
 describe.each(dialects)("GPP and TC strings on saves [%s]", (dialect) => {
-  const server = useServer(dialect)
+  const server = useServer(dialect, { apiKeys: [API_KEY] })
 
   it("stores a GPP string with its section ids and a TC string, and returns them in reads", async () => {
     const body = cookieSave({ gppString: usnat })
@@ -30,12 +31,16 @@ describe.each(dialects)("GPP and TC strings on saves [%s]", (dialect) => {
     expect(two).toMatchObject({ gppString: TCF_AND_USP, gppSectionIds: [2, 6], tcString: TC_STRING })
     const [row] = await consentRows(server, both.subjectId as string)
     expect(row).toMatchObject({ gpp_string: TCF_AND_USP, gpp_section_ids: "2,6", tc_string: TC_STRING })
+    const exported = await call(server, "GET", `/subjects/${both.subjectId}/export`, undefined, bearer(API_KEY))
+    expect(exported.body.subjects[0].records[0].signals).toEqual({ gppString: TCF_AND_USP, gppSectionIds: [2, 6], tcString: TC_STRING })
     // A save without them stores none.
     const plain = cookieSave()
     await save(server, plain)
     const [three] = (await call(server, "GET", `/subjects/${plain.subjectId}`)).body.consents
     expect(three).not.toHaveProperty("gppString")
     expect(three).not.toHaveProperty("gppSectionIds")
+    const plainExport = await call(server, "GET", `/subjects/${plain.subjectId}/export`, undefined, bearer(API_KEY))
+    expect(plainExport.body.subjects[0].records[0]).not.toHaveProperty("signals")
   })
 
   it("refuses an undecodable GPP or TC string with 400 and the reason, and stores nothing", async () => {

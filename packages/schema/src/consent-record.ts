@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { OptionalCategory } from "./categories.js"
-import { ConsentAction, ConsentSurface, PolicyType, RuntimePolicySource, VendorGrants } from "./consent.js"
+import { ConsentAction, ConsentSurface, GpcProof, PolicyType, RuntimePolicySource, VendorGrants } from "./consent.js"
 import { Timestamp } from "./time.js"
 
 /*
@@ -72,6 +72,14 @@ export const RecordProof = Schema.Struct({
   userAgent: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "RecordProof" })
 
+/** Privacy signals the act carried (Global Privacy Control, IAB strings); each present only when it did. */
+export const RecordSignals = Schema.Struct({
+  gpc: Schema.optional(GpcProof),
+  gppString: Schema.optional(Schema.String),
+  gppSectionIds: Schema.optional(Schema.Array(Schema.Int)),
+  tcString: Schema.optional(Schema.String)
+}).annotations({ identifier: "RecordSignals" })
+
 /** One consent act as a 27560-style record. */
 export const StandardConsentRecord = Schema.Struct({
   schemaVersion: Schema.String,
@@ -91,6 +99,8 @@ export const StandardConsentRecord = Schema.Struct({
   /** 27560 "PII controller": the site the consent was given on. */
   controller: Schema.Struct({ domain: Schema.String }),
   proof: RecordProof,
+  /** Present when the act carried a GPC signal, a GPP string or a TC string. */
+  signals: Schema.optional(RecordSignals),
   givenAt: Timestamp,
   recordedAt: Timestamp
 }).annotations({ identifier: "StandardConsentRecord" })

@@ -27,6 +27,17 @@ export interface ExportedAct {
   readonly erasedAt: number | null
 }
 
+/** `{ signals }` when the act carried a GPC signal or an IAB string, else nothing. */
+const signalsOf = (act: StoredConsent) => {
+  const signals = {
+    ...(act.gpc === null ? {} : { gpc: act.gpc }),
+    ...(act.gppString === null ? {} : { gppString: act.gppString }),
+    ...(act.gppSectionIds === undefined ? {} : { gppSectionIds: act.gppSectionIds }),
+    ...(act.tcString === null ? {} : { tcString: act.tcString })
+  }
+  return Object.keys(signals).length === 0 ? {} : { signals }
+}
+
 const isAction = Schema.is(ActionSchema)
 const isSurface = Schema.is(SurfaceSchema)
 
@@ -130,6 +141,7 @@ export const toStandardRecord = (
     },
     controller: { domain: act.domain },
     proof: { ipAddress: exported.ipAddress, userAgent: exported.userAgent },
+    ...signalsOf(act),
     givenAt: new Date(act.givenAt),
     recordedAt: new Date(act.createdAt)
   }
