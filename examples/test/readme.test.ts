@@ -7,7 +7,7 @@ import { createSvcClient, type SvcResult, unwrap } from "@svc/client"
 import { Effect } from "effect"
 import Database from "better-sqlite3"
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, relative, resolve } from "node:path"
@@ -35,8 +35,15 @@ describe("README code blocks are the example files", () => {
 })
 
 const children: Array<ChildProcess> = []
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+const folders: Array<string> = []
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode !== null || child.pid === undefined) continue
+    const exited = new Promise((done) => child.once("exit", done))
+    process.kill(-child.pid, "SIGKILL")
+    await exited
+  }
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true })
 })
 
 const freePort = () =>
@@ -50,6 +57,7 @@ const freePort = () =>
 /** Runs an example file the way a user would (`tsx file.ts`) in a fresh directory; resolves once `ready` answers. */
 const runExample = async (file: string, readyPath: string) => {
   const cwd = mkdtempSync(join(tmpdir(), "svc-example-"))
+  folders.push(cwd)
   const port = await freePort()
   const child = spawn(join(root, "node_modules/.bin/tsx"), ["--conditions=@svc/source", join(root, "examples", file)], {
     cwd,
