@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { createHmac, randomBytes } from "node:crypto"
-import { Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { orDatabaseError } from "../database/database-error.js"
 
 const SECRET_NAME = "erasure-hmac"
@@ -31,7 +31,7 @@ export class ErasureKey extends Effect.Service<ErasureKey>()("@svc/backend/Erasu
     const key = Effect.suspend(() => {
       if (cached !== undefined) return Effect.succeed(cached)
       return Effect.gen(function*() {
-        yield* create(randomBytes(32).toString("base64url"), Date.now())
+        yield* create(randomBytes(32).toString("base64url"), yield* Clock.currentTimeMillis)
         const row = yield* read(SECRET_NAME)
         if (row._tag === "None") return yield* Effect.dieMessage("the erasure key could not be stored")
         cached = Buffer.from(row.value.value, "base64url")

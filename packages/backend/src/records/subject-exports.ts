@@ -63,7 +63,7 @@ export class SubjectExports extends Effect.Service<SubjectExports>()("@svc/backe
         const context = { now, rule: manifest.rule }
         const events = eventsOf(rows, context)
         const principal = { subjectId: hashedId, externalIds: [] }
-        const export_: SubjectExport = {
+        const proof: SubjectExport = {
           exportedAt: new Date(now),
           subjects: [{
             subjectId: hashedId,
@@ -72,7 +72,7 @@ export class SubjectExports extends Effect.Service<SubjectExports>()("@svc/backe
             records: rows.map((r) => toStandardRecord(r, principal, events.get(r.act.id) ?? [], context))
           }]
         }
-        return export_
+        return proof
       })
 
     /**
