@@ -7,10 +7,10 @@
 // healthy after. Seeded: SVC_FUZZ_SEED reproduces a run, SVC_FUZZ_RUNS sets cases per route.
 import { signIdentityToken } from "@svc/backend"
 import fc from "fast-check"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cookieSave, newSubjectId } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
 import { contractRoutes, describeRequest, type HostileRequest, rawRoutes, requestArbitrary, type RouteTarget } from "./support/hostile-requests.js"
@@ -26,8 +26,11 @@ const REQUEST_TIMEOUT_MS = 10_000
 const API_KEY = "hostile-input-api-key-0123456789abcdef"
 const IDENTITY = { signingKey: "hostile-identity-signing-key-0123456789abcdef", issuer: "svc", audience: "svc-identity" }
 
+const bundleDir = mkdtempSync(join(tmpdir(), "svc-hostile-"))
+afterAll(() => rmSync(bundleDir, { recursive: true, force: true }))
+
 const bundles = (() => {
-  const dir = mkdtempSync(join(tmpdir(), "svc-hostile-"))
+  const dir = bundleDir
   const file = (name: string) => {
     const path = join(dir, name)
     writeFileSync(path, `/* ${name} */ window.svc = window.svc || {};\n`)
