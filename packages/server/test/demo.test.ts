@@ -2,7 +2,7 @@
 // file), a bundled vendor list for the IAB rule, and a /demo page that shows the stored record.
 // The page itself runs in headless Chromium when /usr/bin/chromium is there (CI always has it).
 import { spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -18,14 +18,22 @@ if (!withBrowser) console.warn(`demo page in Chromium skipped: no ${CHROMIUM}; C
 const preferences = { necessary: true, measurement: true, marketing: false, functionality: false, experience: false }
 const newSubjectId = () => `sub_${crypto.randomUUID().replaceAll("-", "")}`
 
-let dir: string
 let server: RunningServer
+const folders: Array<string> = []
+const tempFolder = (prefix: string) => {
+  const folder = mkdtempSync(join(tmpdir(), prefix))
+  folders.push(folder)
+  return folder
+}
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "svc-demo-"))
+  const dir = tempFolder("svc-demo-")
   server = await startServer({ ...demoOptions(join(dir, "svc.db")), observability: { requests: "none" } }, { port: 0, host: "127.0.0.1", demoPage: true })
 })
-afterAll(() => server?.close())
+afterAll(async () => {
+  await server?.close()
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true })
+})
 
 const json = async (path: string, init?: RequestInit) => {
   const response = await fetch(`${server.url}${path}`, init)
@@ -52,7 +60,7 @@ const saveFrom = async (country: string) => {
 
 describe("demo signing key", () => {
   it("is generated beside the database file on first run, owner-only, and read back after", () => {
-    const db = join(mkdtempSync(join(tmpdir(), "svc-demo-key-")), "svc.db")
+    const db = join(tempFolder("svc-demo-key-"), "svc.db")
     const key = demoSigningKey(db)
     expect(Buffer.byteLength(key)).toBeGreaterThanOrEqual(32)
     expect(statSync(`${db}.key`).mode & 0o777).toBe(0o600)
@@ -61,7 +69,7 @@ describe("demo signing key", () => {
   })
 
   it("svc serve with no config writes it and never prints it", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "svc-demo-cli-"))
+    const cwd = tempFolder("svc-demo-cli-")
     const bin = fileURLToPath(new URL("../bin/svc.js", import.meta.url))
     const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--host", "127.0.0.1"], { cwd })
     let output = ""
