@@ -14,6 +14,7 @@ import { OpenApiRoutesLive } from "../http/openapi.js"
 import { RateLimitMiddlewareLive } from "../http/rate-limit.js"
 import { type InitFastPath, makeInitFastPath } from "../policy/init-fast-path.js"
 import { ScriptRoutesLive } from "../scripts/http.js"
+import { InsightRoutesLive } from "../insight/http.js"
 import { TelemetryLive } from "../telemetry/layer.js"
 import { RequestMetricsLive } from "../telemetry/requests.js"
 import { HandlersLive } from "./handlers.js"
@@ -57,9 +58,12 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
     ? Layer.empty
     : Layer.effectDiscard(Effect.map(makeInitFastPath, onInitFastPath))
   // The event deliverer runs for the layer's lifetime, so a host composing this layer delivers too.
-  return Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, PreflightRouteLive, FastPath, EventDeliveryLive, TelemetryLive).pipe(
+  const EdgeRoutes = Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, PreflightRouteLive, FastPath, EventDeliveryLive, TelemetryLive).pipe(
     Layer.provide(RequestMetricsLive),
-    Layer.provide(EdgeLive),
+    Layer.provide(EdgeLive)
+  )
+  // The insight page takes a form login, which the JSON-only edge refuses: it sits beside the edge.
+  return Layer.mergeAll(EdgeRoutes, InsightRoutesLive).pipe(
     Layer.provide(CompressionLive),
     Layer.provide(MountedRouter),
     Layer.provide(ServicesLive),

@@ -1,0 +1,147 @@
+/*
+ * The insight page as plain HTML and inline SVG: no script, no external asset, readable as a
+ * document. Every number is also in a table (the chart is labelled and hidden from screen readers
+ * in favour of its table). Only aggregates reach it: no subject id, IP or token is ever passed in.
+ */
+
+export const ACTIONS = ["accept_all", "reject_all", "custom", "opt_out", "unknown"] as const
+export type Action = (typeof ACTIONS)[number]
+
+const LABELS: Record<Action, string> = {
+  accept_all: "Accept all",
+  reject_all: "Reject all",
+  custom: "Custom",
+  opt_out: "Opt-out",
+  unknown: "Not recorded"
+}
+// Each at least 4.5:1 against white.
+const COLORS: Record<Action, string> = {
+  accept_all: "#1b6e35",
+  reject_all: "#b3261e",
+  custom: "#1f5fae",
+  opt_out: "#6a3fa0",
+  unknown: "#5f5f5f"
+}
+
+export interface InsightData {
+  readonly from: string
+  readonly to: string
+  readonly domain: string | null
+  readonly tenant: string | null
+  /** One entry per day of the period (ISO date), zeros included. */
+  readonly days: ReadonlyArray<{ readonly date: string; readonly counts: Readonly<Record<Action, number>> }>
+  readonly rules: ReadonlyArray<{ readonly policy: string; readonly decisions: number; readonly acceptAll: number }>
+  readonly gpc: { readonly decisions: number; readonly withGpc: number }
+}
+
+const escape = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+
+const percent = (part: number, whole: number) => (whole === 0 ? "–" : `${((100 * part) / whole).toFixed(1)}%`)
+
+const total = (counts: Readonly<Record<Action, number>>) => ACTIONS.reduce((sum, a) => sum + counts[a], 0)
+
+const STYLE = `
+:root{color-scheme:light}*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#f6f7f9}
+header{background:#14213d;color:#fff;padding:16px 24px}header h1{margin:0;font-size:1.35rem}
+header p{margin:4px 0 0;color:#dfe4ee}
+main{max-width:1100px;margin:0 auto;padding:16px}
+section{background:#fff;border:1px solid #d5d9e0;border-radius:10px;padding:16px 20px;margin:16px 0}
+h2{font-size:1.1rem;margin:0 0 12px}
+form.filters{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-end}
+label{display:flex;flex-direction:column;font-weight:600;font-size:.9rem}
+input{font:inherit;padding:6px 8px;border:1px solid #6b7280;border-radius:6px;min-width:150px}
+button{font:inherit;font-weight:600;padding:7px 16px;border:0;border-radius:6px;background:#14213d;color:#fff;cursor:pointer}
+:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+.legend{display:flex;flex-wrap:wrap;gap:14px;margin:8px 0 0;padding:0;list-style:none;font-size:.9rem}
+.legend span{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:6px;vertical-align:-1px}
+.chart{width:100%;height:auto;display:block}
+table{border-collapse:collapse;width:100%;font-size:.92rem}
+th,td{padding:6px 8px;border-bottom:1px solid #e3e6eb;text-align:right}
+th:first-child,td:first-child{text-align:left}
+.scroll{overflow-x:auto}
+details summary{cursor:pointer;font-weight:600;margin-top:10px}
+.kpi{font-size:1.8rem;font-weight:700;margin:0}
+.note{color:#4a5160;font-size:.92rem}
+`
+
+const chart = (days: InsightData["days"]) => {
+  const width = 1000
+  const height = 260
+  const left = 48
+  const bottom = 28
+  const plotW = width - left - 8
+  const plotH = height - bottom - 10
+  const max = Math.max(1, ...days.map((d) => total(d.counts)))
+  const step = plotW / Math.max(1, days.length)
+  const barW = Math.max(1, step * 0.8)
+  const bars: Array<string> = []
+  days.forEach((d, i) => {
+    let y = 10 + plotH
+    for (const action of ACTIONS) {
+      const n = d.counts[action]
+      if (n === 0) continue
+      const h = (n / max) * plotH
+      y -= h
+      bars.push(`<rect x="${(left + i * step + (step - barW) / 2).toFixed(2)}" y="${y.toFixed(2)}" width="${barW.toFixed(2)}" height="${h.toFixed(2)}" fill="${COLORS[action]}"><title>${d.date} ${LABELS[action]}: ${n}</title></rect>`)
+    }
+  })
+  const ticks = [0, 0.5, 1].map((f) => {
+    const y = 10 + plotH - f * plotH
+    return `<line x1="${left}" x2="${width - 8}" y1="${y}" y2="${y}" stroke="#d5d9e0"/><text x="${left - 6}" y="${y + 4}" text-anchor="end" font-size="12" fill="#333">${Math.round(f * max)}</text>`
+  })
+  const every = Math.max(1, Math.ceil(days.length / 8))
+  const labels = days.map((d, i) =>
+    i % every === 0 ? `<text x="${(left + i * step + step / 2).toFixed(2)}" y="${height - 8}" text-anchor="middle" font-size="12" fill="#333">${d.date.slice(5)}</text>` : ""
+  )
+  return `<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="chart-title"><title id="chart-title">Decisions per day, stacked by choice</title>${ticks.join("")}${bars.join("")}${labels.join("")}</svg>`
+}
+
+export const renderInsight = (data: InsightData): string => {
+  const totals = Object.fromEntries(ACTIONS.map((a) => [a, data.days.reduce((s, d) => s + d.counts[a], 0)])) as Record<Action, number>
+  const all = total(totals)
+  const scope = `${data.from} to ${data.to}${data.domain === null ? ", all domains" : `, ${data.domain}`}${data.tenant === null ? "" : `, tenant ${data.tenant}`}`
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>svc insight: ${escape(scope)}</title><style>${STYLE}</style></head>
+<body><header><h1>Consent insight</h1><p>${escape(scope)}</p></header>
+<main>
+<section aria-labelledby="filters-h"><h2 id="filters-h">Period and domain</h2>
+<form class="filters" method="get" action="">
+<label for="from">From<input id="from" name="from" type="date" value="${escape(data.from)}" required></label>
+<label for="to">To (inclusive)<input id="to" name="to" type="date" value="${escape(data.to)}" required></label>
+<label for="domain">Domain<input id="domain" name="domain" type="text" value="${escape(data.domain ?? "")}" placeholder="all domains"></label>
+<button type="submit">Show</button>
+</form></section>
+<section aria-labelledby="daily-h"><h2 id="daily-h">Decisions per day</h2>
+<p class="kpi" id="total-decisions">${all}</p><p class="note">decisions in the period: ${ACTIONS.map((a) => `${LABELS[a]} ${totals[a]} (${percent(totals[a], all)})`).join(", ")}</p>
+<div aria-hidden="true">${chart(data.days)}</div>
+<ul class="legend">${ACTIONS.map((a) => `<li><span style="background:${COLORS[a]}"></span>${LABELS[a]}</li>`).join("")}</ul>
+<details><summary>Table of decisions per day</summary><div class="scroll"><table id="daily">
+<caption class="note">Decisions per UTC day</caption>
+<thead><tr><th scope="col">Day</th>${ACTIONS.map((a) => `<th scope="col" data-action="${a}">${LABELS[a]}</th>`).join("")}<th scope="col">Total</th></tr></thead>
+<tbody>${data.days.map((d) => `<tr data-date="${d.date}"><th scope="row">${d.date}</th>${ACTIONS.map((a) => `<td data-action="${a}">${d.counts[a]}</td>`).join("")}<td>${total(d.counts)}</td></tr>`).join("")}</tbody>
+</table></div></details></section>
+<section aria-labelledby="rules-h"><h2 id="rules-h">Accept rate per policy rule</h2>
+<div class="scroll"><table id="rules"><thead><tr><th scope="col">Policy rule</th><th scope="col">Decisions</th><th scope="col">Accept all</th><th scope="col">Accept rate</th></tr></thead>
+<tbody>${data.rules.length === 0 ? `<tr><td colspan="4">No decisions in this period.</td></tr>` : data.rules.map((r) => `<tr data-policy="${escape(r.policy)}"><th scope="row">${escape(r.policy)}</th><td>${r.decisions}</td><td>${r.acceptAll}</td><td>${percent(r.acceptAll, r.decisions)}</td></tr>`).join("")}</tbody></table></div>
+<p class="note">Per country: svc does not store the visitor's country with a consent record (only the rule it was matched to), so the accept rate is shown per rule, which is how countries are grouped in the manifest.</p>
+</section>
+<section aria-labelledby="gpc-h"><h2 id="gpc-h">Global Privacy Control</h2>
+<p class="kpi" id="gpc-share">${percent(data.gpc.withGpc, data.gpc.decisions)}</p>
+<p class="note">of decisions were made with a GPC signal honoured (${data.gpc.withGpc} of ${data.gpc.decisions}).</p>
+</section>
+</main></body></html>`
+}
+
+export const renderLogin = (message: string | null): string => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>svc insight: sign in</title><style>${STYLE}</style></head>
+<body><header><h1>Consent insight</h1><p>Sign in with an API key of this svc instance</p></header>
+<main><section aria-labelledby="login-h"><h2 id="login-h">Sign in</h2>
+${message === null ? "" : `<p role="alert" class="note">${escape(message)}</p>`}
+<form method="post" action="insight/login" class="filters">
+<label for="key">API key<input id="key" name="key" type="password" autocomplete="current-password" required></label>
+<button type="submit">Sign in</button>
+</form></section></main></body></html>`

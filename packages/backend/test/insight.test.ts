@@ -1,0 +1,169 @@
+import { existsSync, mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { chromium } from "playwright-core"
+import { describe, expect, it } from "vitest"
+import { allPreferences, bearer, call, cookieSave, save } from "./support/consent-saves.js"
+import { dialects } from "./support/dialects.js"
+import { useServer } from "./support/server.js"
+
+const API_KEY = "insight-key-0123456789abcdef01234567"
+const DAY = 86_400_000
+const ACTIONS = ["accept_all", "reject_all", "custom", "opt_out", "unknown"] as const
+const CHROMIUM = "/usr/bin/chromium"
+const SCREENSHOTS = join(import.meta.dirname, "..", "test-output", "insight")
+
+const manifest = {
+  policyRules: [
+    { id: "eu", match: { countries: ["DE"] }, model: "opt-in", categories: ["measurement", "marketing"] },
+    { id: "rest", match: { default: true }, model: "opt-out", categories: ["measurement", "marketing", "functionality", "experience"], gpcDenies: ["marketing"] }
+  ]
+} as const
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+/** Cell text of `<td data-action=...>` in the row of `date` of the daily table. */
+const dailyCounts = (html: string, date: string) => {
+  const row = new RegExp(`<tr data-date="${date}">(.*?)</tr>`).exec(html)?.[1] ?? ""
+  return Object.fromEntries(ACTIONS.map((a) => [a, Number(new RegExp(`<td data-action="${a}">(\\d+)</td>`).exec(row)?.[1])]))
+}
+
+describe.each(dialects)("GET /insight [%s]", (dialect) => {
+  const server = useServer(dialect, { apiKeys: [API_KEY], tenantId: "acme", manifest: manifest as never })
+  const today = Math.floor(Date.now() / DAY) * DAY
+
+  const seed = async () => {
+    const subjects: Array<string> = []
+    // Five days, two domains, each action, some saves carrying GPC.
+    for (let d = 0; d < 5; d++) {
+      for (let i = 0; i < 6; i++) {
+        const action = ACTIONS[(d + i) % ACTIONS.length]
+        const body = cookieSave({
+          givenAt: today - d * DAY + 3_600_000 + i * 1000,
+          domain: i % 3 === 0 ? "shop.example" : "example.com",
+          preferences: allPreferences(action === "accept_all"),
+          ...(action === "unknown" ? {} : { action })
+        })
+        const answer = await save(server, body, i % 4 === 0 ? { "sec-gpc": "1", "cf-ipcountry": "US" } : { "cf-ipcountry": d % 2 === 0 ? "DE" : "US" })
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+        subjects.push(answer.body.subjectId)
+      }
+    }
+    return subjects
+  }
+
+  it("shows, for an API key, the numbers the consent rows hold, and never a subject id", async () => {
+    const subjects = await seed()
+    const from = isoDay(today - 6 * DAY)
+    const to = isoDay(today)
+    const response = await server.fetch(`/insight?from=${from}&to=${to}`, { headers: bearer(API_KEY) })
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/)
+    const html = await response.text()
+
+    // The truth: the rows themselves.
+    const rows = await server.db().query(
+      "SELECT given_at, action, policy_id, gpc, domain FROM svc_consents WHERE tenant_id = ? AND type = ?",
+      ["acme", "cookie_banner"]
+    ) as Array<{ given_at: number | string; action: string | null; policy_id: string | null; gpc: string | null; domain: string }>
+    expect(rows.length).toBe(30)
+    for (let d = 0; d <= 6; d++) {
+      const date = isoDay(today - d * DAY)
+      const expected = Object.fromEntries(ACTIONS.map((a) => [a, 0]))
+      for (const row of rows) {
+        if (isoDay(Number(row.given_at)) !== date) continue
+        expected[row.action !== null && (ACTIONS as ReadonlyArray<string>).includes(row.action) ? row.action : "unknown"]! += 1
+      }
+      expect(dailyCounts(html, date), date).toEqual(expected)
+    }
+    expect(html).toContain(`<p class="kpi" id="total-decisions">${rows.length}</p>`)
+    for (const policy of new Set(rows.map((r) => r.policy_id ?? "(no rule recorded)"))) {
+      const mine = rows.filter((r) => (r.policy_id ?? "(no rule recorded)") === policy)
+      const accepted = mine.filter((r) => r.action === "accept_all").length
+      expect(html).toContain(`<tr data-policy="${policy}"><th scope="row">${policy}</th><td>${mine.length}</td><td>${accepted}</td>`)
+    }
+    const withGpc = rows.filter((r) => r.gpc !== null).length
+    expect(withGpc).toBeGreaterThan(0)
+    expect(html).toContain(`(${withGpc} of ${rows.length})`)
+
+    // A domain narrows every number; an unknown one gives empty charts, not an error.
+    const shop = await (await server.fetch(`/insight?from=${from}&to=${to}&domain=shop.example`, { headers: bearer(API_KEY) })).text()
+    expect(shop).toContain(`<p class="kpi" id="total-decisions">${rows.filter((r) => r.domain === "shop.example").length}</p>`)
+    const none = await server.fetch(`/insight?from=${from}&to=${to}&domain=nowhere.example`, { headers: bearer(API_KEY) })
+    expect(none.status).toBe(200)
+    expect(await none.text()).toContain(`<p class="kpi" id="total-decisions">0</p>`)
+
+    for (const id of subjects) expect(html).not.toContain(id)
+    expect(html).not.toContain(API_KEY)
+    expect(html).not.toContain("<script")
+  })
+
+  it("refuses a bad period with 400 and the spec's body", async () => {
+    for (const query of ["from=2025-02-01&to=2025-01-01", "from=2023-01-01&to=2025-01-02", "from=yesterday&to=2025-01-01", "from=2025-02-30&to=2025-03-01"]) {
+      const answer = await call(server, "GET", `/insight?${query}`, undefined, bearer(API_KEY))
+      expect(answer.status, query).toBe(400)
+      expect(answer.body.cause).toEqual({ code: "INVALID_REQUEST" })
+    }
+    expect((await server.fetch("/insight?from=2023-01-03&to=2025-01-02", { headers: bearer(API_KEY) })).status).toBe(200)
+  })
+
+  it("signs in through its form: a session cookie that is not the key, an Origin that must be this host", async () => {
+    const anonymous = await server.fetch("/insight")
+    expect(anonymous.status).toBe(401)
+    const form = await anonymous.text()
+    expect(form).toContain(`<form method="post" action="insight/login"`)
+    expect(form).toContain(`<label for="key">`)
+
+    const host = new URL(server.url()).host
+    const post = (key: string, origin: string | undefined) =>
+      server.fetch("/insight/login", {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...(origin === undefined ? {} : { origin }) },
+        body: new URLSearchParams({ key }).toString()
+      })
+    expect((await post(API_KEY, "https://evil.example")).status).toBe(400)
+    expect((await post(API_KEY, undefined)).status).toBe(400)
+    expect((await post("wrong-key-0123456789abcdef0123456789", `http://${host}`)).status).toBe(401)
+
+    const signedIn = await post(API_KEY, `http://${host}`)
+    expect(signedIn.status).toBe(303)
+    const cookie = signedIn.headers.get("set-cookie") ?? ""
+    expect(cookie).toMatch(/^svc_insight=\d+\.[A-Za-z0-9_-]{43}; Path=\/insight; Max-Age=28800; HttpOnly; SameSite=Strict$/)
+    expect(cookie).not.toContain(API_KEY)
+    const session = cookie.split(";")[0]!
+    expect((await server.fetch("/insight", { headers: { cookie: session } })).status).toBe(200)
+    // A forged or altered session is refused.
+    expect((await server.fetch("/insight", { headers: { cookie: session.replace(/.$/, (c) => (c === "A" ? "B" : "A")) } })).status).toBe(401)
+    expect((await server.fetch("/insight", { headers: { cookie: "svc_insight=9999999999.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" } })).status).toBe(401)
+  })
+
+  it.runIf(dialect === "sqlite" && (existsSync(CHROMIUM) || process.env.CI === "true"))(
+    "renders in Chromium at desktop and phone widths, signed in with the keyboard through its form",
+    async () => {
+      mkdirSync(SCREENSHOTS, { recursive: true })
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] })
+      try {
+        for (const [name, viewport] of [["desktop", { width: 1280, height: 900 }], ["phone", { width: 390, height: 844 }]] as const) {
+          const context = await browser.newContext({ viewport })
+          const page = await context.newPage()
+          await page.goto(`${server.url()}/insight`)
+          await page.keyboard.press("Tab")
+          expect(await page.evaluate(() => document.activeElement?.id)).toBe("key")
+          await page.keyboard.type(API_KEY)
+          await Promise.all([page.waitForNavigation(), page.keyboard.press("Enter")])
+          await page.waitForLoadState()
+          expect(await page.content()).toContain(`id="total-decisions"`)
+          expect(Number(await page.textContent("#total-decisions"))).toBeGreaterThan(0)
+          expect(await page.locator("svg.chart rect").count()).toBeGreaterThan(0)
+          // Every form control has a label.
+          expect(await page.evaluate(() => [...document.querySelectorAll("input")].every((i) => i.labels !== null && i.labels.length > 0))).toBe(true)
+          await page.screenshot({ path: join(SCREENSHOTS, `insight-${name}.png`), fullPage: true })
+          await context.close()
+        }
+      } finally {
+        await browser.close()
+      }
+    },
+    60_000
+  )
+})
