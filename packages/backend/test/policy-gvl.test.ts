@@ -1,4 +1,7 @@
+import { HttpLayerRouter } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
+import { svcInstance } from "@svc/backend"
+import { Chunk, Context, Duration, Effect, Layer, TestClock, TestContext, TestServices } from "effect"
 import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -68,30 +71,58 @@ describe("GVL from a file", () => {
 
 describe("GVL from an endpoint", () => {
   const endpoint = gvlEndpoint()
-  // The URL is only known once the endpoint listens, so the options are read lazily.
-  const options = { manifest, gvl: { endpoint: "" as string, refreshIntervalSeconds: 1 } }
+  // The instance runs on a TestClock: its refresh interval passes when the test says so, not on
+  // real timers. The endpoint and the requests are real; only time is the test's.
+  const INTERVAL = 3600
+  let instance: ReturnType<typeof svcInstance> | undefined
+  let web: { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } | undefined
+  let clock: TestClock.TestClock | undefined
   beforeAll(() => {
-    options.gvl.endpoint = endpoint.url()
+    instance = svcInstance({
+      database: { dialect: "sqlite", url: ":memory:" },
+      manifest,
+      gvl: { endpoint: endpoint.url(), refreshIntervalSeconds: INTERVAL }
+    }, { migrate: true })
+    const testClock = TestClock.live(TestClock.makeData(Date.now(), Chunk.empty())).pipe(
+      Layer.provide(Layer.merge(TestServices.liveLayer(), TestServices.annotationsLayer())),
+      Layer.provide(TestContext.LiveContext),
+      Layer.tap((context) => Effect.sync(() => (clock = Context.get(context, TestClock.TestClock))))
+    )
+    web = HttpLayerRouter.toWebHandler(Layer.provide(instance.layer, testClock), { disableLogger: true })
   })
-  const server = useServer("sqlite", options)
+  afterAll(async () => {
+    await web?.dispose()
+    await instance?.dispose()
+  })
+  const init = async () => (await web!.handler(new Request("http://svc.example/init?country=FR"))).json()
+  /** Moves the instance's clock by one refresh interval (the sleeping refresh wakes). */
+  const nextInterval = () => Effect.runPromise(TestClock.adjust(Duration.seconds(INTERVAL)).pipe(Effect.withClock(clock!)))
 
   it("loads at start, refreshes on its interval, and keeps the last good copy when the source fails", async () => {
-    const init = async () => (await (await server.fetch("/init?country=FR")).json())
     expect((await init()).gvl.vendorListVersion).toBe(120)
-    expect(endpoint.state.requests).toBeGreaterThanOrEqual(1)
+    expect(endpoint.state.requests).toBe(1)
 
     endpoint.state.body = { ...fixture, vendorListVersion: 121 }
-    await expect.poll(async () => (await init()).gvl.vendorListVersion, { timeout: 5000, interval: 200 }).toBe(121)
+    // Before the interval has passed, nothing is fetched again.
+    expect((await init()).gvl.vendorListVersion).toBe(120)
+    expect(endpoint.state.requests).toBe(1)
+    await nextInterval()
+    await expect.poll(async () => (await init()).gvl.vendorListVersion).toBe(121)
+    expect(endpoint.state.requests).toBe(2)
 
     endpoint.state.status = 503
-    const failedBefore = endpoint.state.requests
-    await expect.poll(() => endpoint.state.requests, { timeout: 5000, interval: 200 }).toBeGreaterThan(failedBefore + 1)
+    for (const expected of [3, 4]) {
+      await nextInterval()
+      await expect.poll(() => endpoint.state.requests).toBe(expected)
+    }
     expect((await init()).gvl.vendorListVersion).toBe(121)
 
     endpoint.state.status = 200
     endpoint.state.body = { not: "a vendor list" }
-    const invalidBefore = endpoint.state.requests
-    await expect.poll(() => endpoint.state.requests, { timeout: 5000, interval: 200 }).toBeGreaterThan(invalidBefore + 1)
+    for (const expected of [5, 6]) {
+      await nextInterval()
+      await expect.poll(() => endpoint.state.requests).toBe(expected)
+    }
     expect((await init()).gvl.vendorListVersion).toBe(121)
   })
 })
