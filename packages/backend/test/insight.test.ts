@@ -41,7 +41,8 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
           givenAt: today - d * DAY + 3_600_000 + i * 1000,
           domain: i % 3 === 0 ? "shop.example" : "example.com",
           preferences: allPreferences(action === "accept_all"),
-          ...(action === "unknown" ? {} : { action })
+          ...(action === "unknown" ? {} : { action }),
+          ...(i < 4 ? { experiment: { id: "banner-2026", arm: i % 2 === 0 ? "control" : "compact" } } : {})
         })
         const answer = await save(server, body, i % 4 === 0 ? { "sec-gpc": "1", "cf-ipcountry": "US" } : { "cf-ipcountry": d % 2 === 0 ? "DE" : "US" })
         expect(answer.status, JSON.stringify(answer.body)).toBe(200)
@@ -53,6 +54,8 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
 
   it("shows, for an API key, the numbers the consent rows hold, and never a subject id", async () => {
     const subjects = await seed()
+    const published = await call(server, "PUT", "/legal-documents/privacy_policy/current", { version: "2.1", hash: "sha256-insight", effectiveDate: "2026-01-15" }, bearer(API_KEY))
+    expect(published.status).toBe(200)
     const from = isoDay(today - 6 * DAY)
     const to = isoDay(today)
     const response = await server.fetch(`/insight?from=${from}&to=${to}`, { headers: bearer(API_KEY) })
@@ -62,9 +65,17 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
 
     // The truth: the rows themselves.
     const rows = await server.db().query(
-      "SELECT given_at, action, policy_id, gpc, domain FROM svc_consents WHERE tenant_id = ? AND type = ?",
+      "SELECT given_at, action, policy_id, gpc, domain, experiment_id, experiment_arm FROM svc_consents WHERE tenant_id = ? AND type = ?",
       ["acme", "cookie_banner"]
-    ) as Array<{ given_at: number | string; action: string | null; policy_id: string | null; gpc: string | null; domain: string }>
+    ) as Array<{
+      given_at: number | string
+      action: string | null
+      policy_id: string | null
+      gpc: string | null
+      domain: string
+      experiment_id: string | null
+      experiment_arm: string | null
+    }>
     expect(rows.length).toBe(30)
     for (let d = 0; d <= 6; d++) {
       const date = isoDay(today - d * DAY)
@@ -84,6 +95,16 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
     const withGpc = rows.filter((r) => r.gpc !== null).length
     expect(withGpc).toBeGreaterThan(0)
     expect(html).toContain(`(${withGpc} of ${rows.length})`)
+
+    // Experiment arms side by side, each with its count, accept-all count and Wilson interval.
+    for (const arm of ["compact", "control"]) {
+      const mine = rows.filter((r) => r.experiment_id === "banner-2026" && r.experiment_arm === arm)
+      expect(mine.length).toBeGreaterThan(0)
+      const accepted = mine.filter((r) => r.action === "accept_all").length
+      expect(html).toMatch(new RegExp(`<tr data-arm="${arm}"><th scope="row">${arm}</th><td>${mine.length}</td><td>${accepted}</td><td>[^<]+</td><td>\\d+\\.\\d% – \\d+\\.\\d%</td></tr>`))
+    }
+    // The latest legal-document release.
+    expect(html).toMatch(/<tr><th scope="row">privacy_policy<\/th><td>2\.1<\/td><td>2026-01-15<\/td>/)
 
     // A domain narrows every number; an unknown one gives empty charts, not an error.
     const shop = await (await server.fetch(`/insight?from=${from}&to=${to}&domain=shop.example`, { headers: bearer(API_KEY) })).text()

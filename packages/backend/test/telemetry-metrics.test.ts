@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { allPreferences, bearer, call, cookieSave, save } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
@@ -103,6 +104,16 @@ describe.each(dialects)("GET /metrics (Prometheus) [%s]", (dialect) => {
     expect(after.text).not.toContain(subjectId)
     expect(after.text).not.toContain("sub_doesnotexist")
     expect(after.text).not.toContain(API_KEY)
+  })
+})
+
+describe("docs/grafana/svc-dashboard.json", () => {
+  it("queries only metrics svc defines", () => {
+    const dashboard = readFileSync(new URL("../../../docs/grafana/svc-dashboard.json", import.meta.url), "utf8")
+    const defined = readFileSync(new URL("../src/telemetry/metrics.ts", import.meta.url), "utf8")
+    const used = new Set([...dashboard.matchAll(/svc_[a-z_]+/g)].map(([name]) => name.replace(/_(bucket|sum|count)$/, "")))
+    expect(used.size).toBeGreaterThan(5)
+    for (const name of used) expect(defined, name).toContain(`"${name}"`)
   })
 })
 

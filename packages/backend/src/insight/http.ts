@@ -2,6 +2,7 @@ import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/
 import { Clock, Effect, Layer } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
+import { ExperimentSummaries } from "../experiments/summaries.js"
 import { ApiKeys } from "../http/api-keys.js"
 import { errorResponse } from "../http/error-response.js"
 import { ACTIONS, type Action, type InsightData, renderInsight, renderLogin } from "./page.js"
@@ -48,6 +49,7 @@ export const InsightRoutesLive = Layer.unwrapEffect(
     if (config.apiKeys.length === 0) return Layer.empty
     const keys = yield* ApiKeys
     const repo = yield* InsightRepo
+    const summaries = yield* ExperimentSummaries
     const sessions = makeInsightSessions(config.apiKeys)
     const cookiePath = `${config.basePath}/insight`
 
@@ -57,7 +59,15 @@ export const InsightRoutesLive = Layer.unwrapEffect(
     const load = (fromMs: number, toMs: number, domain: string | null) =>
       Effect.gen(function*() {
         const scope = { tenantId: config.tenantId ?? "", fromMs, toMs, domain }
-        const [perDay, perRule, [gpc]] = yield* orDatabaseError(Effect.all([repo.perDay(scope), repo.perRule(scope), repo.gpc(scope)]))
+        const [perDay, perRule, [gpc], experimentRows, releaseRows] = yield* orDatabaseError(
+          Effect.all([repo.perDay(scope), repo.perRule(scope), repo.gpc(scope), repo.experiments(scope), repo.latestReleases(scope.tenantId)])
+        )
+        // The experiment summary service (the same numbers as GET /experiments/:id/summary), per experiment.
+        const experiments = yield* Effect.forEach(experimentRows, (row) =>
+          Effect.map(
+            summaries.summarize(row.experiment, { from: new Date(fromMs).toISOString(), to: new Date(toMs - 1).toISOString(), ...(domain === null ? {} : { domain }) }),
+            (summary) => ({ id: row.experiment, arms: summary.arms.map((a) => ({ arm: a.arm, choices: a.choices, acceptAll: a.byAction.accept_all ?? 0 })) })
+          ))
         const byDay = new Map<number, Record<Action, number>>()
         for (let d = fromMs / DAY_MS; d < toMs / DAY_MS; d++) byDay.set(d, Object.fromEntries(ACTIONS.map((a) => [a, 0])) as Record<Action, number>)
         for (const row of perDay) {
@@ -81,7 +91,14 @@ export const InsightRoutesLive = Layer.unwrapEffect(
           tenant: config.tenantId ?? null,
           days: [...byDay].map(([d, counts]) => ({ date: isoDay(d * DAY_MS), counts })),
           rules: [...rules].sort(([a], [b]) => a.localeCompare(b)).map(([policy, r]) => ({ policy, ...r })),
-          gpc: { decisions: gpc?.decisions ?? 0, withGpc: gpc?.withGpc ?? 0 }
+          gpc: { decisions: gpc?.decisions ?? 0, withGpc: gpc?.withGpc ?? 0 },
+          experiments,
+          releases: releaseRows.map((r) => ({
+            type: r.type,
+            version: r.version,
+            effectiveDate: isoDay(r.effectiveDate),
+            publishedAt: new Date(r.publishedAt).toISOString().slice(0, 16).replace("T", " ")
+          }))
         }
         return data
       })
@@ -101,7 +118,12 @@ export const InsightRoutesLive = Layer.unwrapEffect(
       if (domain !== null && domain.length > 255) return errorResponse("INVALID_REQUEST", "domain is too long")
       const data = yield* load(from, to + DAY_MS, domain)
       return HttpServerResponse.text(renderInsight(data), { contentType: HTML, headers: PAGE_HEADERS })
-    }).pipe(Effect.catchTag("DatabaseError", () => Effect.succeed(errorResponse("DATABASE_ERROR", "The database is unavailable"))))
+    }).pipe(
+      Effect.catchTags({
+        DatabaseError: () => Effect.succeed(errorResponse("DATABASE_ERROR", "The database is unavailable")),
+        InvalidRequest: (error) => Effect.succeed(errorResponse("INVALID_REQUEST", error.message))
+      })
+    )
 
     const login = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest

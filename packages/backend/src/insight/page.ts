@@ -32,7 +32,46 @@ export interface InsightData {
   readonly days: ReadonlyArray<{ readonly date: string; readonly counts: Readonly<Record<Action, number>> }>
   readonly rules: ReadonlyArray<{ readonly policy: string; readonly decisions: number; readonly acceptAll: number }>
   readonly gpc: { readonly decisions: number; readonly withGpc: number }
+  readonly experiments: ReadonlyArray<{
+    readonly id: string
+    readonly arms: ReadonlyArray<{ readonly arm: string; readonly choices: number; readonly acceptAll: number }>
+  }>
+  readonly releases: ReadonlyArray<{ readonly type: string; readonly version: string; readonly effectiveDate: string; readonly publishedAt: string }>
 }
+
+/** Wilson score interval (95%) of `part` successes in `whole` trials, as fractions. */
+export const wilson = (part: number, whole: number): readonly [number, number] => {
+  if (whole === 0) return [0, 0]
+  const z = 1.959964
+  const p = part / whole
+  const denominator = 1 + (z * z) / whole
+  const centre = (p + (z * z) / (2 * whole)) / denominator
+  const half = (z * Math.sqrt((p * (1 - p)) / whole + (z * z) / (4 * whole * whole))) / denominator
+  return [Math.max(0, centre - half), Math.min(1, centre + half)]
+}
+
+const pct = (f: number) => `${(100 * f).toFixed(1)}%`
+
+const experimentsSection = (experiments: InsightData["experiments"]) =>
+  `<section aria-labelledby="exp-h"><h2 id="exp-h">Banner experiments</h2>${
+    experiments.length === 0
+      ? `<p class="note">No experiment decisions in this period.</p>`
+      : experiments.map((e) => `<h3>${escape(e.id)}</h3><div class="scroll"><table data-experiment="${escape(e.id)}"><thead><tr><th scope="col">Arm</th><th scope="col">Decisions</th><th scope="col">Accept all</th><th scope="col">Accept rate</th><th scope="col">95% interval</th></tr></thead><tbody>${
+        e.arms.map((a) => {
+          const [low, high] = wilson(a.acceptAll, a.choices)
+          return `<tr data-arm="${escape(a.arm)}"><th scope="row">${escape(a.arm)}</th><td>${a.choices}</td><td>${a.acceptAll}</td><td>${percent(a.acceptAll, a.choices)}</td><td>${a.choices === 0 ? "–" : `${pct(low)} – ${pct(high)}`}</td></tr>`
+        }).join("")
+      }</tbody></table></div>`).join("")
+  }<p class="note">Intervals are Wilson score intervals of the accept-all rate; arms whose intervals overlap are not shown to differ.</p></section>`
+
+const releasesSection = (releases: InsightData["releases"]) =>
+  `<section aria-labelledby="legal-h"><h2 id="legal-h">Latest legal-document releases</h2>${
+    releases.length === 0
+      ? `<p class="note">No legal document has been published.</p>`
+      : `<div class="scroll"><table id="releases"><thead><tr><th scope="col">Document</th><th scope="col">Version</th><th scope="col">Effective</th><th scope="col">Published</th></tr></thead><tbody>${
+        releases.map((r) => `<tr><th scope="row">${escape(r.type)}</th><td>${escape(r.version)}</td><td>${escape(r.effectiveDate)}</td><td>${escape(r.publishedAt)}</td></tr>`).join("")
+      }</tbody></table></div>`
+  }</section>`
 
 const escape = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
@@ -48,7 +87,7 @@ header{background:#14213d;color:#fff;padding:16px 24px}header h1{margin:0;font-s
 header p{margin:4px 0 0;color:#dfe4ee}
 main{max-width:1100px;margin:0 auto;padding:16px}
 section{background:#fff;border:1px solid #d5d9e0;border-radius:10px;padding:16px 20px;margin:16px 0}
-h2{font-size:1.1rem;margin:0 0 12px}
+h2{font-size:1.1rem;margin:0 0 12px}h3{font-size:1rem;margin:12px 0 6px}
 form.filters{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-end}
 label{display:flex;flex-direction:column;font-weight:600;font-size:.9rem}
 input{font:inherit;padding:6px 8px;border:1px solid #6b7280;border-radius:6px;min-width:150px}
@@ -132,6 +171,8 @@ export const renderInsight = (data: InsightData): string => {
 <p class="kpi" id="gpc-share">${percent(data.gpc.withGpc, data.gpc.decisions)}</p>
 <p class="note">of decisions were made with a GPC signal honoured (${data.gpc.withGpc} of ${data.gpc.decisions}).</p>
 </section>
+${experimentsSection(data.experiments)}
+${releasesSection(data.releases)}
 </main></body></html>`
 }
 

@@ -19,6 +19,10 @@ const DayRow = Schema.Struct({ day: SqlNumber, action: Schema.NullOr(Schema.Stri
 const RuleRow = Schema.Struct({ policy: Schema.NullOr(Schema.String), action: Schema.NullOr(Schema.String), decisions: SqlNumber })
 const GpcRow = Schema.Struct({ decisions: SqlNumber, withGpc: Schema.NullOr(SqlNumber) })
 
+const ExperimentRow = Schema.Struct({ experiment: Schema.String, decisions: SqlNumber })
+const ReleaseRow = Schema.Struct({ type: Schema.String, version: Schema.String, effectiveDate: SqlNumber, publishedAt: SqlNumber })
+export type ReleaseRow = typeof ReleaseRow.Type
+
 export type DayRow = typeof DayRow.Type
 export type RuleRow = typeof RuleRow.Type
 
@@ -71,6 +75,25 @@ export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/Ins
           FROM svc_consents WHERE ${where(scope)}`
     })
 
-    return { perDay, perRule, gpc } as const
+    /** The experiments with the most decisions in the period (their summaries are read one by one). */
+    const experiments = SqlSchema.findAll({
+      Request: InsightScope,
+      Result: ExperimentRow,
+      execute: (scope) =>
+        sql`SELECT experiment_id AS experiment, COUNT(*) AS decisions FROM svc_consents
+          WHERE ${where(scope)} AND experiment_id IS NOT NULL
+          GROUP BY experiment_id ORDER BY COUNT(*) DESC, experiment_id LIMIT 5`
+    })
+
+    /** The latest legal-document publishes of the tenant (index `(tenant_id, type, created_at)`). */
+    const latestReleases = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: ReleaseRow,
+      execute: (tenantId) =>
+        sql`SELECT type, version, effective_date AS ${sql("effectiveDate")}, created_at AS ${sql("publishedAt")}
+          FROM svc_legal_documents WHERE tenant_id = ${tenantId} ORDER BY created_at DESC, id LIMIT 8`
+    })
+
+    return { perDay, perRule, gpc, experiments, latestReleases } as const
   })
 }) {}
