@@ -188,3 +188,24 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
     60_000
   )
 })
+
+describe.each(dialects)("POST /insight/login under rateLimit [%s]", (dialect) => {
+  const server = useServer(dialect, { apiKeys: [API_KEY], rateLimit: { admin: { limit: 2 } } })
+
+  it("answers 429 with Retry-After once the administrative limit is used up by one client", async () => {
+    const host = new URL(server.url()).host
+    const attempt = () =>
+      server.fetch("/insight/login", {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: `http://${host}` },
+        body: new URLSearchParams({ key: "guess-0123456789abcdef0123456789" }).toString()
+      })
+    expect((await attempt()).status).toBe(401)
+    expect((await attempt()).status).toBe(401)
+    const limited = await attempt()
+    expect(limited.status).toBe(429)
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect((await limited.json()).cause).toEqual({ code: "RATE_LIMITED" })
+  })
+})

@@ -5,6 +5,7 @@ import { orDatabaseError } from "../database/database-error.js"
 import { ExperimentSummaries } from "../experiments/summaries.js"
 import { ApiKeys } from "../http/api-keys.js"
 import { errorResponse } from "../http/error-response.js"
+import { RateLimits } from "../limits/rate-limits.js"
 import { ACTIONS, type Action, type InsightData, renderInsight, renderLogin } from "./page.js"
 import { InsightRepo } from "./repository.js"
 import { makeInsightSessions } from "./session.js"
@@ -50,6 +51,7 @@ export const InsightRoutesLive = Layer.unwrapEffect(
     const keys = yield* ApiKeys
     const repo = yield* InsightRepo
     const summaries = yield* ExperimentSummaries
+    const limits = yield* RateLimits
     const sessions = makeInsightSessions(config.apiKeys)
     const cookiePath = `${config.basePath}/insight`
 
@@ -136,6 +138,11 @@ export const InsightRoutesLive = Layer.unwrapEffect(
         sameOrigin = false
       }
       if (!sameOrigin) return errorResponse("INVALID_REQUEST", "Sign in from the insight page itself (the Origin must be this host)")
+      // Guessing keys is bounded by the administrative limit, counted per client IP (with `rateLimit`).
+      const wait = yield* limits.consumeByIp("admin", request)
+      if (wait !== undefined) {
+        return errorResponse("RATE_LIMITED", `Too many requests: retry in ${wait} s`, { "retry-after": String(wait) })
+      }
       const text = yield* Effect.orElseSucceed(request.text, () => "")
       const key = text.length > 4096 ? "" : new URLSearchParams(text).get("key") ?? ""
       if (!keys.verify(key)) {
