@@ -48,7 +48,8 @@ export const consentMode = (): Extension => ({
   setup(ctx) {
     const embedded = ctx.config.consentMode
     if (typeof embedded !== "object" || embedded === null) return
-    const cm = embedded as ConsentModeConfig
+    // The server embeds this object from the validated manifest (scripts/bundles); the page cannot add it.
+    const cm = embedded as unknown as ConsentModeConfig
     const w = window as unknown as { dataLayer?: Array<unknown> }
     const dataLayer = (w.dataLayer = w.dataLayer || [])
     // gtag() pushes its `arguments` object: tags read exactly that shape.
