@@ -10,6 +10,7 @@
  *
  *   npm run bench -- export
  *   SVC_BENCH_ROWS=200000 npm run bench -- export     (smaller run)
+ *   SVC_BENCH_FORMATS=csv SVC_BENCH_HEAP_MB=128 ...    (one format; a capped server heap)
  */
 import Database from "better-sqlite3"
 import { build } from "esbuild"
@@ -122,7 +123,9 @@ try {
   const server = await startNode(args, /listening on/)
   try {
     const base = `http://127.0.0.1:${port}/consents/export?from=2025-01-01&to=2025-12-31`
-    for (const format of ["ndjson", "csv"] as const) {
+    // SVC_BENCH_FORMATS=csv (or ndjson) runs one format only.
+    const formats = (process.env.SVC_BENCH_FORMATS ?? "ndjson,csv").split(",").filter((f): f is "ndjson" | "csv" => f === "ndjson" || f === "csv")
+    for (const format of formats) {
       const r = await measure(`${base}&format=${format}`, server.pid!)
       console.log(
         `${format.padEnd(6)} ${r.lines.toLocaleString("en")} lines, ${(r.bytes / 1e6).toFixed(0)} MB in ${(r.total / 1000).toFixed(1)} s ` +
