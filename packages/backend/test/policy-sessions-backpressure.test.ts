@@ -1,11 +1,12 @@
 // Session reports wait on a slow `sessions.onReport` at most 1,000 at a time: past that they are
 // dropped with a warning, the request is answered as always, and delivery resumes once the
-// callback catches up. Through HTTP (`POST /sessions`); the callback's promises are settled by the
-// test, so nothing waits on real time.
+// callback catches up. Through `POST /sessions` on the instance's web handler (the same pipeline
+// as `svc serve`, without a socket per request: the test sends over a thousand); the callback's
+// promises are settled by the test, so nothing waits on real time.
+import { svcInstance } from "@svc/backend"
 import type { SessionReport } from "@svc/schema"
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { manifest } from "./support/policy-manifest.js"
-import { useServer } from "./support/server.js"
 
 const MAX_IN_FLIGHT = 1000
 
@@ -35,7 +36,8 @@ const captureConsole = () => {
 describe("sessions.onReport backpressure", () => {
   const received: Array<SessionReport> = []
   const pending: Array<() => void> = []
-  const server = useServer("sqlite", {
+  const instance = svcInstance({
+    database: { dialect: "sqlite", url: ":memory:" },
     manifest,
     sessions: {
       onReport: (r) => {
@@ -43,7 +45,8 @@ describe("sessions.onReport backpressure", () => {
         return new Promise<void>((settle) => pending.push(settle))
       }
     }
-  })
+  }, { migrate: true })
+  afterAll(() => instance.dispose())
   let capture: ReturnType<typeof captureConsole>
   beforeEach(() => {
     capture = captureConsole()
@@ -57,11 +60,11 @@ describe("sessions.onReport backpressure", () => {
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (next < count) {
         const journey = { id: `jrn_${next++}` }
-        const response = await server.fetch("/sessions", {
+        const response = await instance.handler(new Request("http://svc.example/sessions", {
           method: "POST",
           headers: { "content-type": "application/json", "x-svc-version": "3.1.0" },
           body: JSON.stringify({ ...report, journey })
-        })
+        }))
         await response.arrayBuffer()
         statuses.push(response.status)
       }
