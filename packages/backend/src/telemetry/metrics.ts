@@ -50,9 +50,20 @@ const label = MetricLabel.make
 
 const statusClass = (status: number) => `${Math.floor(status / 100)}xx`
 
+// One label array per (route, method, status class), kept: Effect caches a metric's hook by the
+// identity of the array, so a reused array skips hashing the labels on every request. Bounded by
+// the route templates times methods times five classes.
+const requestTags = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+
 /** One answered request: `route` is a template (`/subjects/:id`), never a concrete path. */
 export const recordRequest = (route: string, method: string, status: number, seconds: number): void => {
-  const tags = [label("route", route), label("method", method), label("status_class", statusClass(status))]
+  const statusClassOf = statusClass(status)
+  const key = `${route} ${method} ${statusClassOf}`
+  let tags = requestTags.get(key)
+  if (tags === undefined) {
+    tags = [label("route", route), label("method", method), label("status_class", statusClassOf)]
+    requestTags.set(key, tags)
+  }
   requests.unsafeUpdate(1, tags)
   latency.unsafeUpdate(seconds, tags)
 }
