@@ -10,12 +10,12 @@ import legalRevisionUnique from "./7-legal-revision-unique.js"
 import mysqlBinaryCollation from "./8-mysql-binary-collation.js"
 import consentErasedAt from "./9-consent-erased-at.js"
 import secrets from "./10-secrets.js"
+import eventOutbox from "./11-event-outbox.js"
 import consentExportIndex from "./12-consent-export-index.js"
 import consentGpc from "./13-consent-gpc.js"
-import eventOutbox from "./11-event-outbox.js"
-import eventDeliveryEventIndex from "./15-event-delivery-event-index.js"
-import consentSignalStrings from "./16-consent-signal-strings.js"
-import consentExpiredAt from "./17-consent-expired-at.js"
+import eventDeliveryEventIndex from "./14-event-delivery-event-index.js"
+import consentSignalStrings from "./15-consent-signal-strings.js"
+import consentExpiredAt from "./16-consent-expired-at.js"
 
 /** Numbered migrations, one change each; a new one gets the next number and never edits an old one. */
 export const migrations: ReadonlyArray<readonly [id: number, name: string, run: Effect.Effect<void, unknown, SqlClient.SqlClient>]> = [
@@ -32,9 +32,9 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [11, "event-outbox", eventOutbox],
   [12, "consent-export-index", consentExportIndex],
   [13, "consent-gpc", consentGpc],
-  [15, "event-delivery-event-index", eventDeliveryEventIndex],
-  [16, "consent-signal-strings", consentSignalStrings],
-  [17, "consent-expired-at", consentExpiredAt]
+  [14, "event-delivery-event-index", eventDeliveryEventIndex],
+  [15, "consent-signal-strings", consentSignalStrings],
+  [16, "consent-expired-at", consentExpiredAt]
 ]
 
 /** A migration step that failed: which one, and the driver's reason (never the connection URL). */
