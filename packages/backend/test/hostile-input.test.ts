@@ -92,10 +92,7 @@ const probe = async (server: TestServer, target: RouteTarget, request: HostileRe
   if (!document) {
     for (const leak of LEAKS) if (leak.test(text)) fail(`body leaks internals (${leak})`)
   }
-  // Node's HTTP parser refuses a request line or headers over its 16 kB limit with an empty 431
-  // before any svc code runs: a clean refusal, though not in the spec's shape.
-  const protocolRefusal = response.status === 431 && text === ""
-  if (response.status >= 400 && request.method !== "HEAD" && !protocolRefusal) {
+  if (response.status >= 400 && request.method !== "HEAD") {
     let body: { message?: unknown; cause?: { code?: unknown } } | undefined
     try {
       body = JSON.parse(text)

@@ -5,6 +5,7 @@ import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { demoPageRoute } from "./demo-page.js"
+import { answerProtocolError } from "./protocol-errors.js"
 import { describeStartupFailure, listenFailure } from "./startup-failure.js"
 
 export interface StartOptions {
@@ -115,6 +116,7 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
     throw new Error(describeStartupFailure(error, options))
   }
   const server = createServer({ keepAliveTimeout: 5_000 }, withInitFastPath(`${basePath}/init`, initFastPath, pipeline))
+  server.on("clientError", answerProtocolError)
   try {
     await listen(server, port, host)
   } catch (error) {

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Cause, Effect } from "effect"
 import { migrations } from "./migrations/index.js"
 
 /** What the operator runs when the schema is missing or behind; every message about it says so. */
@@ -38,9 +38,10 @@ export const reportSchemaState = Effect.gen(function*() {
     yield* Effect.logError(`The database schema is ${pending.length} migration(s) behind (${pending.join(", ")}): ${MIGRATE_HINT}`)
   }
 }).pipe(
-  Effect.catchAll((error) =>
-    isSchemaMissing(error)
+  // Every cause, defects included (a host's own SqlClient layer may die): this is a report only.
+  Effect.catchAllCause((cause) =>
+    isSchemaMissing(Cause.squash(cause))
       ? Effect.logError(`The database schema is not migrated (no svc_migrations table): ${MIGRATE_HINT}`)
-      : Effect.logWarning("Could not check the database schema", error)
+      : Effect.logWarning("Could not check the database schema", cause)
   )
 )
