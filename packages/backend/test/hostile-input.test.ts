@@ -17,6 +17,7 @@ import { contractRoutes, describeRequest, type HostileRequest, rawRoutes, reques
 import { manifest } from "./support/policy-manifest.js"
 import { rawRequest, sendRaw } from "./support/raw-http.js"
 import { type TestServer, useServer } from "./support/server.js"
+import { sessionReport } from "./support/session-report.js"
 
 const SEED = Number(process.env.SVC_FUZZ_SEED ?? 20261123)
 /** Cases per route on SQLite; PostgreSQL and MySQL run a fifth as many (their errors are what they add). */
@@ -127,16 +128,6 @@ const expectHealthy = async (server: TestServer, policySnapshotToken: string) =>
 /** The choice the "eu" rule (DE) offers: the snapshot token from /init?country=DE names it. */
 const euPreferences = (granted: boolean) => ({ necessary: true, measurement: granted, marketing: granted })
 
-const sessionReport = {
-  source: "route",
-  revision: "rev-1",
-  resolution: "matched",
-  policy: { id: "eu", fingerprint: "fp-1", matchedBy: "country", model: "opt-in" },
-  country: "DE",
-  region: null,
-  language: "de",
-  gpc: false
-}
 
 describe.each(dialects)("hostile input [%s]", (dialect) => {
   const runs = dialect === "sqlite" ? RUNS : Math.max(1, Math.round(RUNS / 5))

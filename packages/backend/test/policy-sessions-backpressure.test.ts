@@ -7,20 +7,11 @@ import { svcInstance } from "@svc/backend"
 import type { SessionReport } from "@svc/schema"
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { manifest } from "./support/policy-manifest.js"
+import { sessionReport } from "./support/session-report.js"
 
 const MAX_IN_FLIGHT = 1000
 
-const report = {
-  source: "route",
-  revision: "rev-1",
-  resolution: "matched",
-  policy: { id: "eu", fingerprint: "fp-1", matchedBy: "country", model: "opt-in" },
-  country: "DE",
-  region: null,
-  language: "de",
-  gpc: false,
-  journey: null
-} as const
+const report = { ...sessionReport, journey: null } as const
 
 /** Every line the server logs through `console` while a test runs. */
 const captureConsole = () => {

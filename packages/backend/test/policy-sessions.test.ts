@@ -4,18 +4,9 @@ import { Effect } from "effect"
 import { dialects } from "./support/dialects.js"
 import { manifest } from "./support/policy-manifest.js"
 import { useServer } from "./support/server.js"
+import { sessionReport } from "./support/session-report.js"
 
-const report = {
-  source: "route",
-  revision: "rev-1",
-  resolution: "matched",
-  policy: { id: "eu", fingerprint: "fp-1", matchedBy: "country", model: "opt-in" },
-  country: "DE",
-  region: null,
-  language: "de",
-  gpc: false,
-  journey: { id: "jrn_abc" }
-} as const
+const report = { ...sessionReport, journey: { id: "jrn_abc" } } as const
 
 const post = (body: unknown, headers: Record<string, string> = {}) => ({
   method: "POST",

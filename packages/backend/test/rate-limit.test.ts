@@ -3,21 +3,12 @@ import { bearer, call, cookieSave, newSubjectId, save } from "./support/consent-
 import { dialects } from "./support/dialects.js"
 import { manifest } from "./support/policy-manifest.js"
 import { useServersOnOneDatabase } from "./support/shared-database.js"
+import { sessionReport } from "./support/session-report.js"
 
 const KEY_A = "rate-limit-key-a-5f3a9c1e7b2d4068"
 const KEY_B = "rate-limit-key-b-0c8e2f4a6b1d3957"
 
-const report = {
-  source: "route",
-  revision: "rev-1",
-  resolution: "matched",
-  policy: { id: "eu", fingerprint: "fp-1", matchedBy: "country", model: "opt-in" },
-  country: "DE",
-  region: null,
-  language: "de",
-  gpc: false,
-  journey: { id: "jrn_abc" }
-}
+const report = { ...sessionReport, journey: { id: "jrn_abc" } }
 
 const expectRateLimited = (response: { status: number; body: unknown; headers: Headers }) => {
   expect(response.status).toBe(429)

@@ -10,6 +10,7 @@ import { bearer, cookieSave, newSubjectId, subjectRow } from "./support/consent-
 import { dialects } from "./support/dialects.js"
 import { manifest } from "./support/policy-manifest.js"
 import { useServer } from "./support/server.js"
+import { sessionReport } from "./support/session-report.js"
 
 const API_KEY = "request-bodies-key-0123456789abcdef"
 const key = bearer(API_KEY)
@@ -18,16 +19,7 @@ const sessionHeaders = { "x-svc-version": "3.1.0" }
 const deepArray = (depth: number) => "[".repeat(depth) + "]".repeat(depth)
 const deepObject = (depth: number) => "{\"a\":".repeat(depth) + "1" + "}".repeat(depth)
 
-const report = {
-  source: "route",
-  revision: "rev-1",
-  resolution: "matched",
-  policy: { id: "eu", fingerprint: "fp-1", matchedBy: "country", model: "opt-in" },
-  country: "DE",
-  region: null,
-  language: "de",
-  gpc: false
-}
+const report = sessionReport
 
 interface BodyRoute {
   readonly label: string
