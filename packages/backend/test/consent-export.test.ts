@@ -1,3 +1,4 @@
+import { GppModel } from "@iabgpp/cmpapi"
 import { StandardConsentRecord } from "@svc/schema"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
@@ -7,6 +8,11 @@ import { useServer } from "./support/server.js"
 
 const API_KEY = "period-export-key-0123456789abcdef"
 const decode = Schema.decodeUnknownSync(StandardConsentRecord)
+const all = ["measurement", "marketing", "functionality", "experience"] as const
+// GPC denies two categories here, so the CSV's GPC columns have lists to show
+const manifest = {
+  policyRules: [{ id: "rest", match: { default: true }, model: "opt-out", categories: all, gpcDenies: ["marketing", "experience"] }]
+} as const
 
 /** Parses a CSV text (RFC 4180 quoting) into rows of fields. */
 const parseCsv = (text: string): Array<Array<string>> => {
@@ -38,7 +44,7 @@ const parseCsv = (text: string): Array<Array<string>> => {
 }
 
 describe.each(dialects)("GET /consents/export [%s]", (dialect) => {
-  const server = useServer(dialect, { apiKeys: [API_KEY] })
+  const server = useServer(dialect, { apiKeys: [API_KEY], manifest: manifest as never })
   const get = (query: string, headers = bearer(API_KEY)) => server.fetch(`/consents/export?${query}`, { headers })
   // a day of its own per test, far from Date.now()
   const day = (n: number) => Date.UTC(2025, 2, n, 12)
@@ -129,6 +135,40 @@ describe.each(dialects)("GET /consents/export [%s]", (dialect) => {
     expect(body.every((r) => r[column("subjectId")] === subjectId)).toBe(true)
     // a formula-looking user agent is defused, and quotes survive
     expect(body[0]![column("userAgent")]).toBe("'=HYPERLINK(\"x\"), \"quoted\"")
+  })
+
+  it("carries the GPC and GPP/TC signals in CSV columns, as the NDJSON export's signals, on every row of the record", async () => {
+    const model = new GppModel()
+    model.setFieldValue("usnat", "SaleOptOutNotice", 1)
+    model.setFieldValue("usnat", "SaleOptOut", 1)
+    const gppString = model.encode()
+    const tcString = "CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA"
+    const signalled = cookieSave({ givenAt: day(15), policyId: "rest", preferences: allPreferences(true), gppString, tcString })
+    expect((await save(server, signalled, { "sec-gpc": "1" })).status).toBe(200)
+    const plain = cookieSave({ givenAt: day(15) + 1000 })
+    await save(server, plain)
+    const period = "from=2025-03-15T00:00:00Z&to=2025-03-15T23:59:59Z"
+    const [ndjson] = (await (await get(period)).text()).trim().split("\n").map((l) => decode(JSON.parse(l)))
+    const [header, ...body] = parseCsv(await (await get(`${period}&format=csv`)).text())
+    const column = (name: string) => header!.indexOf(name)
+    const signalColumns = ["gpc", "gpcDenied", "gpcOverridden", "gppString", "gppSectionIds", "tcString"]
+    expect(header!.slice(-6)).toEqual(signalColumns)
+    const rowsOf = (subjectId: unknown) => body.filter((r) => r[column("subjectId")] === subjectId)
+    const signals = ndjson!.signals!
+    expect(signals).toMatchObject({ gppString, gppSectionIds: [7], tcString })
+    expect(signals.gpc).toEqual({ denied: ["marketing", "experience"], overridden: ["marketing", "experience"] })
+    const expected = [
+      "true",
+      "marketing;experience",
+      "marketing;experience",
+      gppString,
+      "7",
+      tcString
+    ]
+    expect(rowsOf(signalled.subjectId)).toHaveLength(4)
+    for (const row of rowsOf(signalled.subjectId)) expect(row.slice(-6)).toEqual(expected)
+    // a record without signals leaves the columns empty
+    for (const row of rowsOf(plain.subjectId)) expect(row.slice(-6)).toEqual(["", "", "", "", "", ""])
   })
 
   it("refuses a period over 366 days, from after to, a bad date or format with 400, and no API key with 401", async () => {

@@ -1,6 +1,11 @@
 import type { StandardConsentRecord } from "@svc/schema"
 
-/** Columns of the CSV export: one row per category receipt (a record without receipts gets one row). */
+/**
+ * Columns of the CSV export: one row per category receipt (a record without receipts gets one row).
+ * The last six carry the NDJSON export's `signals`, each empty when the act did not carry it: `gpc` is
+ * `true` when the signal applied, GPC's denied and overridden categories and the GPP section ids are
+ * `;`-joined lists, the GPP and TC strings are as sent.
+ */
 export const CSV_COLUMNS = [
   "recordId",
   "schemaVersion",
@@ -25,7 +30,13 @@ export const CSV_COLUMNS = [
   "journeyId",
   "snapshotSource",
   "ipAddress",
-  "userAgent"
+  "userAgent",
+  "gpc",
+  "gpcDenied",
+  "gpcOverridden",
+  "gppString",
+  "gppSectionIds",
+  "tcString"
 ] as const
 
 /**
@@ -46,6 +57,7 @@ export const csvHeader = line(CSV_COLUMNS)
 /** The CSV rows of one record. */
 export const csvRows = (record: StandardConsentRecord): string => {
   const legal = record.notice.legalDocument
+  const signals = record.signals
   const common = (purpose: StandardConsentRecord["purposes"][number] | undefined) =>
     line([
       record.recordId,
@@ -71,7 +83,13 @@ export const csvRows = (record: StandardConsentRecord): string => {
       record.collection.journeyId,
       record.collection.snapshotSource,
       record.proof.ipAddress,
-      record.proof.userAgent
+      record.proof.userAgent,
+      signals?.gpc === undefined ? null : true,
+      signals?.gpc?.denied.join(";") ?? null,
+      signals?.gpc?.overridden.join(";") ?? null,
+      signals?.gppString ?? null,
+      signals?.gppSectionIds?.join(";") ?? null,
+      signals?.tcString ?? null
     ])
   return record.purposes.length === 0 ? common(undefined) : record.purposes.map(common).join("")
 }
