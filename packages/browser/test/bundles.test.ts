@@ -24,6 +24,9 @@ describe("bundleFiles", () => {
     expect(headless).not.toContain("__tcfapi")
     expect(readFileSync(bundleFiles.full, "utf8")).not.toContain("__tcfapi")
     expect(readFileSync(bundleFiles.iab, "utf8")).toContain("__tcfapi")
+    expect(readFileSync(bundleFiles.iab, "utf8")).toContain("__gpp")
+    expect(headless).not.toContain("__gpp")
+    expect(readFileSync(bundleFiles.full, "utf8")).not.toContain("__gpp")
   })
 
   it("ships no embedded defaults of its own: the script route adds that line", () => {

@@ -25,8 +25,11 @@ export interface SvcConfig {
   theme?: Record<string, string>
   /** Vendors the page ships, merged with the vendors /init returns. */
   vendors?: ReadonlyArray<{ id: string; name: string; category: string }>
-  /** IAB bundle: publisher country code and CMP details for the TC string. */
-  iab?: { publisherCC?: string; cmpVersion?: number; consentScreen?: number }
+  /**
+   * IAB bundle: publisher country code and CMP details for the TC string; `mspaCovered` when the
+   * publisher signed the IAB MSPA (the usnat section's MspaCoveredTransaction).
+   */
+  iab?: { publisherCC?: string; cmpVersion?: number; consentScreen?: number; mspaCovered?: boolean }
   /** Google Consent Mode v2, embedded by the server when the manifest configures it; `false` turns it off. */
   consentMode?: false | Record<string, unknown>
 }

@@ -266,7 +266,8 @@ export const createRuntime = (
       action,
       surface: options.surface ?? "api",
       shownAt,
-      identity: pendingIdentity()
+      identity: pendingIdentity(),
+      gppString: next.gppString
     })
     const delivery = await queue.submit(`${backendURL}/subjects`, body)
     if (delivery.kind === "stored") return { ok: true, status: delivery.status, body: delivery.body }

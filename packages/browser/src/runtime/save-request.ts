@@ -19,6 +19,7 @@ export interface SaveBody {
   externalSubjectId?: string
   identityProvider?: string
   identityToken?: string
+  gppString?: string
 }
 
 export interface SaveInputs {
@@ -36,6 +37,7 @@ export interface SaveInputs {
   surface: Surface
   shownAt: number | undefined
   identity: { externalId: string; identityProvider?: string; identityToken?: string } | undefined
+  gppString?: string | undefined
 }
 
 export const buildSaveBody = (i: SaveInputs): SaveBody => {
@@ -66,5 +68,6 @@ export const buildSaveBody = (i: SaveInputs): SaveBody => {
     if (i.identity.identityProvider !== undefined) body.identityProvider = i.identity.identityProvider
     if (i.identity.identityToken !== undefined) body.identityToken = i.identity.identityToken
   }
+  if (i.gppString !== undefined) body.gppString = i.gppString
   return body
 }

@@ -88,6 +88,8 @@ export interface StoredConsent {
   expiresAt: number
   vendors?: Record<string, boolean>
   tcString?: string
+  /** IAB bundle, opt-out rules in the US: the GPP string (usnat) of this choice, sent with the save. */
+  gppString?: string
 }
 
 export type ConsentStatus =
