@@ -4,6 +4,7 @@ import { isMatched } from "../runtime/policy.js"
 import type { ConsentState, Gvl, InitResponse } from "../runtime/types.js"
 import { encodeTcString } from "./tc-string.js"
 import { tcModel } from "./purposes.js"
+import { addLocatorFrame } from "./locator-frame.js"
 
 type Callback = (data: unknown, success: boolean) => void
 type EventStatus = "tcloaded" | "cmpuishown" | "useractioncomplete"
@@ -156,17 +157,7 @@ export const cmpApi = (): Extension => {
         call.parameter
       )
     })
-    const addLocator = () => {
-      if (window.frames["__tcfapiLocator" as unknown as number]) return
-      const frame = document.createElement("iframe")
-      frame.name = "__tcfapiLocator"
-      frame.style.display = "none"
-      frame.setAttribute("aria-hidden", "true")
-      frame.tabIndex = -1
-      document.body.append(frame)
-    }
-    if (document.body) addLocator()
-    else document.addEventListener("DOMContentLoaded", addLocator, { once: true })
+    addLocatorFrame("__tcfapiLocator")
   }
 
   return {

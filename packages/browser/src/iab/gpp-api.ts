@@ -3,6 +3,7 @@
 import type { Extension, RuntimeContext } from "../runtime/runtime.js"
 import { isMatched } from "../runtime/policy.js"
 import { encodeUsnat, usnatFields, USNAT_ID, type UsnatFields } from "./usnat.js"
+import { addLocatorFrame } from "./locator-frame.js"
 
 type Callback = (data: unknown, success: boolean) => void
 
@@ -116,17 +117,7 @@ export const gppApi = (): Extension => {
         ;(message.source as Window).postMessage(typeof message.data === "string" ? JSON.stringify(reply) : reply, "*")
       }, call.parameter)
     })
-    const addLocator = () => {
-      if (window.frames["__gppLocator" as unknown as number]) return
-      const frame = document.createElement("iframe")
-      frame.name = "__gppLocator"
-      frame.style.display = "none"
-      frame.setAttribute("aria-hidden", "true")
-      frame.tabIndex = -1
-      document.body.append(frame)
-    }
-    if (document.body) addLocator()
-    else document.addEventListener("DOMContentLoaded", addLocator, { once: true })
+    addLocatorFrame("__gppLocator")
   }
 
   return {
