@@ -88,6 +88,9 @@ describe.runIf(runBrowserTests)("__gpp in Chromium (svc.iab.js)", () => {
     const [stubPing, stubOk] = await page.evaluate(() => (window as any).stubPing)
     expect(stubOk).toBe(true)
     expect(stubPing).toMatchObject({ gppVersion: "1.1", cmpStatus: "loading", signalStatus: "not ready" })
+    // Scripts in other frames find both CMP APIs by their hidden locator frames.
+    const locators = await page.evaluate(() => [...document.querySelectorAll("iframe")].map((frame) => frame.name))
+    expect(locators).toEqual(expect.arrayContaining(["__gppLocator", "__tcfapiLocator"]))
 
     const [ping, ok] = await gpp(page, "ping")
     expect(ok).toBe(true)
