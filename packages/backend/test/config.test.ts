@@ -1,19 +1,10 @@
-import { defineConfig, SvcConfigurationError, svcInstance, type SvcOptions } from "@svc/backend"
+import { defineConfig, SvcConfigurationError, svcInstance } from "@svc/backend"
 import { describe, expect, it } from "vitest"
+import { problemsOf } from "./support/config-problems.js"
 
 const database = { dialect: "sqlite", url: ":memory:" } as const
 const rule = { id: "eu", match: { countries: ["DE"] }, model: "opt-in", categories: ["marketing"] } as const
 
-/** The problems `svcInstance` reports for these options (fails the test if it does not throw). */
-const problemsOf = (options: unknown): ReadonlyArray<string> => {
-  try {
-    svcInstance(options as SvcOptions)
-  } catch (error) {
-    expect(error).toBeInstanceOf(SvcConfigurationError)
-    return (error as SvcConfigurationError).issues
-  }
-  throw new Error("svcInstance accepted invalid options")
-}
 
 describe("svcInstance option validation", () => {
   it("accepts a minimal valid configuration without connecting", async () => {

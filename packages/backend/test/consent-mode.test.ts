@@ -1,9 +1,9 @@
-import { SvcConfigurationError, svcInstance, type SvcOptions } from "@svc/backend"
 import { describe, expect, it } from "vitest"
 import { call } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
 import { manifest } from "./support/policy-manifest.js"
 import { useServersOnOneDatabase } from "./support/shared-database.js"
+import { problemsOf } from "./support/config-problems.js"
 
 const defaultMapping = {
   ad_storage: "marketing",
@@ -55,18 +55,11 @@ describe.each(dialects)("Google Consent Mode v2 on /init and /manifest [%s]", (d
 })
 
 describe("consentMode option validation", () => {
-  const problemsOf = (patch: Record<string, unknown>): ReadonlyArray<string> => {
-    try {
-      svcInstance({ database: { dialect: "sqlite", url: ":memory:" }, manifest: { ...manifest, ...patch } } as unknown as SvcOptions)
-    } catch (error) {
-      expect(error).toBeInstanceOf(SvcConfigurationError)
-      return (error as SvcConfigurationError).issues
-    }
-    throw new Error("svcInstance accepted invalid options")
-  }
+  const manifestProblems = (patch: Record<string, unknown>) =>
+    problemsOf({ database: { dialect: "sqlite", url: ":memory:" }, manifest: { ...manifest, ...patch } })
 
   it("lists every unknown Google type and unknown category, in the manifest block and in rules", () => {
-    const problems = problemsOf({
+    const problems = manifestProblems({
       consentMode: { mapping: { ads_storage: "marketing", analytics_storage: "statistics" }, waitForUpdate: -1 },
       policyRules: [{ ...manifest.policyRules[0], consentMode: { ad_storage: "advertising", wait_for_update: "marketing" } }]
     })

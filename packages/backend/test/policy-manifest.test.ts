@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { SvcConfigurationError, svcInstance } from "@svc/backend"
+import { svcInstance } from "@svc/backend"
 import { Effect } from "effect"
 import { manifest, policyRules } from "./support/policy-manifest.js"
 import { useServer } from "./support/server.js"
+import { problemsOf } from "./support/config-problems.js"
 
 // /manifest never touches the database: SQLite is enough.
 
@@ -178,18 +179,10 @@ describe("fingerprints and revision", () => {
 
 describe("manifest validation when the instance is built", () => {
   const database = { dialect: "sqlite", url: ":memory:" } as const
-  const problemsOf = (manifest: unknown): ReadonlyArray<string> => {
-    try {
-      svcInstance({ database, manifest } as never)
-    } catch (error) {
-      expect(error).toBeInstanceOf(SvcConfigurationError)
-      return (error as SvcConfigurationError).issues
-    }
-    throw new Error("expected the instance to refuse the manifest")
-  }
+  const manifestProblems = (manifest: unknown) => problemsOf({ database, manifest })
 
   it("lists every problem in one error: duplicate ids, two defaults, two fallbacks, dangling references", () => {
-    const issues = problemsOf({
+    const issues = manifestProblems({
       policyRules: [
         { id: "a", match: { default: true }, model: "opt-in", categories: ["marketing"], preselected: ["measurement"] },
         { id: "a", match: { default: true }, model: "opt-out", categories: ["marketing"] },
@@ -210,7 +203,7 @@ describe("manifest validation when the instance is built", () => {
   })
 
   it("refuses unknown categories and unknown keys, all at once", () => {
-    const issues = problemsOf({
+    const issues = manifestProblems({
       policyRules: [
         { id: "a", match: { default: true }, model: "opt-in", categories: ["tracking"] },
         { id: "b", match: { countries: ["DE"] }, model: "opt-in", categories: [], colour: "red" }

@@ -1,17 +1,10 @@
-import { SvcConfigurationError, svcInstance, type SvcOptions } from "@svc/backend"
+import { svcInstance, type SvcOptions } from "@svc/backend"
 import { describe, expect, it } from "vitest"
+import { problemsOf } from "./support/config-problems.js"
 
 const database = { dialect: "sqlite", url: ":memory:" } as const
 
-const problemsOf = (rateLimit: unknown): ReadonlyArray<string> => {
-  try {
-    svcInstance({ database, rateLimit } as unknown as SvcOptions)
-  } catch (error) {
-    expect(error).toBeInstanceOf(SvcConfigurationError)
-    return (error as SvcConfigurationError).issues
-  }
-  throw new Error("svcInstance accepted invalid options")
-}
+const rateLimitProblems = (rateLimit: unknown) => problemsOf({ database, rateLimit })
 
 describe("rateLimit option validation", () => {
   it("accepts the memory store, a Redis URL, rules, and false for the default groups", async () => {
@@ -27,7 +20,7 @@ describe("rateLimit option validation", () => {
   })
 
   it("lists every problem, and never repeats a Redis URL (it may hold a password)", () => {
-    const problems = problemsOf({
+    const problems = rateLimitProblems({
       store: { redis: "http://user:s3cret@cache.example", extra: 1 },
       publicWrites: { limit: 0 },
       admin: { limit: 5, windowSeconds: 1.5 },
@@ -46,14 +39,14 @@ describe("rateLimit option validation", () => {
   })
 
   it("refuses a store that is neither memory nor a redis:// URL, without echoing it", () => {
-    expect(problemsOf({ store: "redis://:s3cret@cache.example" })).toEqual([
+    expect(rateLimitProblems({ store: "redis://:s3cret@cache.example" })).toEqual([
       `rateLimit.store: must be "memory" or { redis: "redis://…" }`
     ])
-    expect(problemsOf({ store: { redis: "http://user:s3cret@cache.example", extra: 1 } })).toEqual([
+    expect(rateLimitProblems({ store: { redis: "http://user:s3cret@cache.example", extra: 1 } })).toEqual([
       "rateLimit.store.extra: unknown option",
       "rateLimit.store.redis: must be a redis:// or rediss:// URL"
     ])
-    expect(problemsOf({ store: { redis: "redis://cache.example", keyPrefix: "" } })).toEqual([
+    expect(rateLimitProblems({ store: { redis: "redis://cache.example", keyPrefix: "" } })).toEqual([
       "rateLimit.store.keyPrefix: must be a non-empty string"
     ])
   })

@@ -1,18 +1,10 @@
-import { SvcConfigurationError, svcInstance, type SvcOptions } from "@svc/backend"
+import { svcInstance } from "@svc/backend"
 import { describe, expect, it } from "vitest"
+import { problemsOf } from "./support/config-problems.js"
 
 const database = { dialect: "sqlite", url: ":memory:" } as const
 const apiKeys = ["telemetry-key-0123456789abcdef0123"]
 
-const problemsOf = (options: unknown): ReadonlyArray<string> => {
-  try {
-    svcInstance(options as SvcOptions)
-  } catch (error) {
-    expect(error).toBeInstanceOf(SvcConfigurationError)
-    return (error as SvcConfigurationError).issues
-  }
-  throw new Error("svcInstance accepted invalid options")
-}
 
 describe("telemetry option validation", () => {
   it("accepts the documented shapes", async () => {
