@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { InitHeaders } from "@svc/api"
 import { Effect } from "effect"
 import http from "node:http"
 import { dialects } from "./support/dialects.js"
@@ -160,6 +161,19 @@ describe.each(dialects)("edge behaviour [%s]", (dialect) => {
       const trusted = await preflight("/init", "https://app.example.com")
       expect(trusted.headers.get("access-control-allow-origin")).toBe("https://app.example.com")
       expect(trusted.headers.get("access-control-allow-credentials")).toBe("true")
+    })
+
+    it("allows, when the preflight names no headers, every header input of /init a script may set", async () => {
+      const response = await server.fetch("/init", {
+        method: "OPTIONS",
+        headers: { origin: "https://evil.example", "access-control-request-method": "GET" }
+      })
+      const allowed = (response.headers.get("access-control-allow-headers") ?? "").split(",").map((name) => name.trim())
+      // Derived from the contract's InitHeaders, minus what the browser sets itself (Accept-Language, Sec-GPC).
+      const scriptSet = Object.keys(InitHeaders.fields).filter((name) => name !== "accept-language" && !name.startsWith("sec-"))
+      const spec = ["x-svc-version", "x-svc-policy-contract", "x-svc-country", "x-svc-region", "x-svc-gpc", "x-svc-experiment", "x-svc-vendors"]
+      expect(allowed).toEqual(expect.arrayContaining(["authorization", "content-type", "x-request-id", ...spec, ...scriptSet]))
+      expect(allowed).not.toContain("sec-gpc")
     })
   })
 })

@@ -1,10 +1,12 @@
 import { Reactivity } from "@effect/experimental"
 import { SqlClient, Statement } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
+import { InitHeaders } from "@svc/api"
 import { startServer } from "@svc/server"
 import { Effect, Layer, Stream } from "effect"
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose"
 import { afterAll, beforeAll } from "vitest"
+import { COUNTRY_HEADERS, REGION_HEADERS } from "../src/http/location.js"
 import { manifest } from "./support/policy-manifest.js"
 import { useServer } from "./support/server.js"
 
@@ -171,11 +173,26 @@ describe("GET /init", () => {
   it("answers with Cache-Control: no-store and a Vary naming every header it reads", async () => {
     const response = await server.fetch("/init?country=DE", { headers: { origin: "https://evil.example" } })
     expect(response.headers.get("cache-control")).toBe("no-store")
-    const vary = response.headers.get("vary")!
-    for (const name of ["Accept-Language", "Sec-GPC", "X-SVC-Country", "X-SVC-Region", "X-SVC-GPC", "X-SVC-Vendors", "X-SVC-Policy-Contract", "CF-IPCountry", "Origin"]) {
-      expect(vary).toContain(name)
-    }
+    const vary = response.headers.get("vary")!.split(",").map((name) => name.trim().toLowerCase())
+    // The spec's header inputs, the edge's location headers, and Origin (CORS), written out ...
+    const spec = ["accept-language", "sec-gpc", "x-svc-version", "x-svc-policy-contract", "x-svc-country", "x-svc-region", "x-svc-gpc", "x-svc-experiment", "x-svc-vendors"]
+    const geo = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country", "x-country-code", "fastly-geo-country", "x-vercel-ip-country-region", "cloudfront-viewer-country-region", "cf-region-code", "x-region-code"]
+    // ... and the declarations the reading code uses, so a header added there is seen here too.
+    const declared = [...Object.keys(InitHeaders.fields), ...COUNTRY_HEADERS, ...REGION_HEADERS]
+    expect(vary).toEqual(expect.arrayContaining([...spec, ...geo, ...declared, "origin"]))
     expect(response.headers.get("content-type")).toContain("application/json")
+  })
+
+  it("reads the location from every header named in Vary (each one alone changes the answer)", async () => {
+    const vary = (await server.fetch("/init")).headers.get("vary")!.split(",").map((name) => name.trim().toLowerCase())
+    for (const name of COUNTRY_HEADERS) {
+      expect(vary).toContain(name)
+      expect((await init("", { [name]: "FR" })).location).toEqual({ country: "FR", region: null })
+    }
+    for (const name of REGION_HEADERS) {
+      expect(vary).toContain(name)
+      expect((await init("", { "cf-ipcountry": "US", [name]: "CA" })).location).toEqual({ country: "US", region: "CA" })
+    }
   })
 
   it("answers every origin: * without credentials, a trusted origin with its own and credentials", async () => {

@@ -1,3 +1,5 @@
+import { InitHeaders } from "@svc/api"
+
 /*
  * CORS per the spec's "CORS and origins": an entry matches a hostname on any web scheme, a port
  * pins it, `*.domain` matches subdomains, `*` matches every origin. `/init` answers every origin;
@@ -61,8 +63,17 @@ export const makeOriginPolicy = (trustedOrigins: ReadonlyArray<string>): OriginP
 }
 
 export const CORS_ALLOW_METHODS = "GET, HEAD, POST, PUT, PATCH, OPTIONS"
-export const CORS_ALLOW_HEADERS =
-  "authorization, content-type, x-request-id, x-svc-version, x-svc-policy-contract, x-svc-country, x-svc-region, x-svc-gpc, x-svc-experiment, x-svc-vendors"
+/**
+ * Headers a browser script may set on a cross-origin call: the API key, the body type, the request
+ * id, and the `/init` header inputs of the contract (`InitHeaders`) except those the browser sets
+ * itself (`Accept-Language` is CORS-safelisted, `Sec-` names are forbidden to scripts).
+ */
+export const CORS_ALLOW_HEADERS = [
+  "authorization",
+  "content-type",
+  "x-request-id",
+  ...Object.keys(InitHeaders.fields).filter((name) => name !== "accept-language" && !name.startsWith("sec-"))
+].join(", ")
 export const CORS_EXPOSE_HEADERS = "x-request-id, etag"
 
 /** The CORS response headers for one request, or `undefined` when the origin may not read it. */

@@ -5,8 +5,12 @@ export interface RequestLocation {
   readonly region: string | null
 }
 
-const countryHeaders = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country", "x-country-code", "fastly-geo-country"]
-const regionHeaders = ["x-vercel-ip-country-region", "cloudfront-viewer-country-region", "cf-region-code", "x-region-code"]
+/** Country headers in the order they are read; the first usable one wins. */
+export const COUNTRY_HEADERS = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country", "x-country-code", "fastly-geo-country"] as const
+/** Region headers in the order they are read, once a country is known. */
+export const REGION_HEADERS = ["x-vercel-ip-country-region", "cloudfront-viewer-country-region", "cf-region-code", "x-region-code"] as const
+/** Every header `requestLocation` reads: a response built from the location varies with each. */
+export const LOCATION_HEADERS: ReadonlyArray<string> = [...COUNTRY_HEADERS, ...REGION_HEADERS]
 
 const country = (value: string | undefined): string | null => {
   const v = value?.trim().toUpperCase()
@@ -26,8 +30,8 @@ export const normalizeCountry = country
 
 export const requestLocation = (headers: Readonly<Record<string, string | undefined>>): RequestLocation => {
   let c: string | null = null
-  for (const name of countryHeaders) if ((c = country(headers[name])) !== null) break
+  for (const name of COUNTRY_HEADERS) if ((c = country(headers[name])) !== null) break
   let r: string | null = null
-  if (c !== null) for (const name of regionHeaders) if ((r = normalizeRegion(headers[name])) !== null) break
+  if (c !== null) for (const name of REGION_HEADERS) if ((r = normalizeRegion(headers[name])) !== null) break
   return { country: c, region: r }
 }

@@ -1,9 +1,9 @@
-import type { InitQuery } from "@svc/api"
+import { InitHeaders, type InitQuery } from "@svc/api"
 import type { ExperimentArm, Journey, SessionReport } from "@svc/schema"
 import { Effect, FiberRef, LogLevel, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { clientIp } from "../http/client-ip.js"
-import { normalizeCountry, normalizeRegion, requestLocation } from "../http/location.js"
+import { LOCATION_HEADERS, normalizeCountry, normalizeRegion, requestLocation } from "../http/location.js"
 import { parseVendorHeader, VendorList } from "./gvl.js"
 import { makeLanguageNegotiator } from "./language.js"
 import { consentModeForInit } from "./consent-mode.js"
@@ -36,23 +36,13 @@ export interface InitAnswer {
   readonly clientVersion: string | undefined
 }
 
-/** Every request header `/init` reads (the response varies with each of them). */
-export const INIT_VARY = [
-  "Accept-Language",
-  "Sec-GPC",
-  "X-SVC-Version",
-  "X-SVC-Policy-Contract",
-  "X-SVC-Country",
-  "X-SVC-Region",
-  "X-SVC-GPC",
-  "X-SVC-Experiment",
-  "X-SVC-Vendors",
-  "CF-IPCountry",
-  "X-Vercel-IP-Country",
-  "X-Vercel-IP-Country-Region",
-  "CloudFront-Viewer-Country",
-  "CloudFront-Viewer-Country-Region"
-].join(", ")
+/**
+ * Every request header `/init`'s answer depends on, so the response varies with each: the
+ * contract's header inputs (`InitHeaders`) and the edge's location headers (`requestLocation`).
+ * Derived from those declarations, never listed here; the edge adds `Origin`.
+ */
+export const INIT_READ_HEADERS: ReadonlyArray<string> = [...Object.keys(InitHeaders.fields), ...LOCATION_HEADERS]
+export const INIT_VARY = INIT_READ_HEADERS.join(", ")
 
 const present = (value: string | undefined): value is string => value !== undefined && value.trim() !== ""
 
