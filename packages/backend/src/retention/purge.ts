@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import type { PolicyPack } from "@svc/schema"
 import { Clock, Effect, Layer, Schedule } from "effect"
 import { SvcConfig } from "../config/resolved.js"
@@ -14,6 +15,8 @@ export interface RetentionReport {
   readonly userAgentsCleared: number
   readonly recordsRetired: number
   readonly choicesExpired: number
+  /** Subjects left with no record and no identity link, deleted (only with `recordDays`). */
+  readonly subjectsDeleted: number
 }
 
 /**
@@ -21,13 +24,16 @@ export interface RetentionReport {
  * clears IP addresses older than `retention.ipAddressDays` and user agents older than
  * `userAgentDays`; retires records older than `recordDays` (the row stays as anonymous proof that
  * the act happened: no subject, no IP, user agent or journey); marks cookie-banner choices past
- * their rule's `validityDays` (365 without a rule) as expired. Without `retention` only expiry runs.
+ * their rule's `validityDays` (365 without a rule) as expired; with `recordDays`, then deletes the
+ * subjects those retirements (or an erasure's unlinking) left with no record and no identity link.
+ * Without `retention` only expiry runs.
  */
 export class RetentionPurge extends Effect.Service<RetentionPurge>()("@svc/backend/RetentionPurge", {
   dependencies: [RetentionRepo.Default, PolicyManifest.Default],
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
     const repo = yield* RetentionRepo
+    const sql = yield* SqlClient.SqlClient
     const manifest = yield* PolicyManifest
     const tenantId = config.tenantId ?? ""
     const retention = config.retention
@@ -54,6 +60,20 @@ export class RetentionPurge extends Effect.Service<RetentionPurge>()("@svc/backe
         }
       })
 
+    /** Deletes idle subjects batch by batch, each batch in its own short transaction. */
+    const deleteIdleSubjects = Effect.gen(function*() {
+      let after: string | undefined
+      let deleted = 0
+      while (true) {
+        const rows = yield* repo.idleSubjects({ tenantId, after })
+        const ids = rows.map((r) => r.id)
+        deleted += yield* retryDeadlocks(sql.withTransaction(repo.deleteIdle(tenantId, ids)))
+        const last = ids[ids.length - 1]
+        if (ids.length < RETENTION_BATCH || last === undefined) return deleted
+        after = last
+      }
+    })
+
     const days = (n: number | undefined, now: number) => (n === undefined ? undefined : now - n * DAY_MS)
 
     /** One run; `at` replaces the clock's time (a test, or a run "as of" a moment). */
@@ -70,11 +90,13 @@ export class RetentionPurge extends Effect.Service<RetentionPurge>()("@svc/backe
           sweep("expire", now - (rule.validityDays ?? DEFAULT_VALIDITY_DAYS) * DAY_MS, now, { id: rule.id }))).reduce(
             (a, b) => a + b,
             0
-          ) + (yield* sweep("expire", now - DEFAULT_VALIDITY_DAYS * DAY_MS, now, { notIn: rules.map((r) => r.id) }))
+          ) + (yield* sweep("expire", now - DEFAULT_VALIDITY_DAYS * DAY_MS, now, { notIn: rules.map((r) => r.id) })),
+        subjectsDeleted: recordCutoff === undefined ? 0 : yield* deleteIdleSubjects
       }
       yield* Effect.logInfo(
         `retention: ${report.ipAddressesCleared} IP addresses cleared, ${report.userAgentsCleared} user agents cleared, ` +
-          `${report.recordsRetired} records retired, ${report.choicesExpired} choices expired`
+          `${report.recordsRetired} records retired, ${report.choicesExpired} choices expired, ` +
+          `${report.subjectsDeleted} idle subjects deleted`
       )
       return report
     })

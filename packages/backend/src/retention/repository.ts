@@ -76,6 +76,43 @@ export class RetentionRepo extends Effect.Service<RetentionRepo>()("@svc/backend
         : sql`UPDATE svc_consents SET ${changes[kind](now)}
               WHERE tenant_id = ${tenantId} AND id IN ${sql.in(ids)} AND ${conditions[kind]}`.raw.pipe(Effect.map(changedRows))
 
-    return { batch, apply } as const
+    const noRecord = sql`NOT EXISTS (SELECT 1 FROM svc_consents c WHERE c.subject_id = s.id AND c.tenant_id = s.tenant_id)`
+    const forUpdate = sql.literal(sql.onDialectOrElse({ sqlite: () => "", orElse: () => " FOR UPDATE" }))
+
+    /**
+     * The next batch of idle subjects after `after` (by id): no identity link and no record left
+     * under their id (retired, erased or never saved), so the row is an identifier with no purpose.
+     */
+    const idleSubjects = (input: { readonly tenantId: string; readonly after: string | undefined }) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: Schema.Struct({ id: Schema.String }),
+        execute: () =>
+          sql`SELECT s.id FROM svc_subjects s
+              WHERE s.tenant_id = ${input.tenantId} AND s.external_id IS NULL
+                ${input.after === undefined ? sql`` : sql`AND s.id > ${input.after}`} AND ${noRecord}
+              ORDER BY s.id LIMIT ${RETENTION_BATCH}`
+      })(undefined)
+
+    /**
+     * Deletes the subjects of `ids` that are still idle; returns how many went. The rows are locked
+     * first (Postgres, MySQL), so a save of one of them that is under way is waited for, and the
+     * delete then sees its record and keeps the subject; a save that comes after waits for the
+     * delete and creates the subject afresh. The caller runs it in a transaction.
+     */
+    const deleteIdle = (tenantId: string, ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed(0)
+        : sql`SELECT id FROM svc_subjects WHERE tenant_id = ${tenantId} AND id IN ${sql.in(ids)} ORDER BY id${forUpdate}`.pipe(
+          Effect.zipRight(
+            sql`DELETE FROM svc_subjects
+                WHERE tenant_id = ${tenantId} AND id IN ${sql.in(ids)} AND external_id IS NULL
+                  AND NOT EXISTS (SELECT 1 FROM svc_consents c WHERE c.subject_id = svc_subjects.id
+                    AND c.tenant_id = svc_subjects.tenant_id)`.raw
+          ),
+          Effect.map(changedRows)
+        )
+
+    return { batch, apply, idleSubjects, deleteIdle } as const
   })
 }) {}
