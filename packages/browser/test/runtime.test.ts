@@ -17,6 +17,7 @@ const random = (bytes: Uint8Array): Uint8Array => {
 
 const policy = (over: Partial<PolicyPack> = {}): PolicyPack => ({
   id: "eu",
+  match: { countries: ["DE"] },
   model: "opt-in",
   categories: ["measurement", "marketing"],
   fingerprint: "fp-1",

@@ -1,7 +1,7 @@
 // Google Consent Mode v2: `gtag('consent', 'default' | 'update', …)` pushed to window.dataLayer.
 import { applyGpc, defaultPreferences } from "./policy.js"
 import type { Extension } from "./runtime.js"
-import type { Category, Model, PolicyPack, Preferences } from "./types.js"
+import type { Category, Model, Preferences } from "./types.js"
 
 /** Google type → svc category (`necessary`: always granted). */
 export type ConsentModeMapping = Record<string, Category | "necessary">
@@ -34,8 +34,7 @@ export const consentTypes = (mapping: ConsentModeMapping, preferences: Preferenc
 
 /** Preferences of a rule before any act, with the GPC signal applied. */
 const defaultsOf = (rule: ConsentModeRule | null, gpc: boolean): Preferences => {
-  const pack = rule === null ? null : ({ ...rule, id: "", fingerprint: "" } as PolicyPack)
-  return applyGpc(defaultPreferences(pack), pack, gpc)
+  return applyGpc(defaultPreferences(rule), rule, gpc)
 }
 
 /**

@@ -3,9 +3,9 @@ import type { SvcConfig } from "./config.js"
 export const POLICY_CONTRACT = "1"
 
 export interface Journey {
-  id?: string
-  scope?: string
-  stored?: string
+  id?: string | undefined
+  scope?: string | undefined
+  stored?: string | undefined
 }
 
 export const experimentParam = (experiment: SvcConfig["experiment"]): string | undefined => {

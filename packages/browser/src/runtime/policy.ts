@@ -18,8 +18,11 @@ export const preferencesOf = (value: (category: Category) => boolean): Preferenc
   return out
 }
 
+/** The parts of a rule its defaults and GPC denials follow from (a consent-mode rule has them too). */
+export type RuleDefaults = Pick<PolicyPack, "model" | "categories" | "gpcDenies">
+
 /** Categories a GPC signal denies: the rule's list, else `marketing` under opt-out and iab. */
-export const gpcDenied = (policy: PolicyPack | null): ReadonlyArray<Category> =>
+export const gpcDenied = (policy: RuleDefaults | null): ReadonlyArray<Category> =>
   policy === null
     ? []
     : policy.gpcDenies ?? (policy.model === "opt-out" || policy.model === "iab" ? ["marketing"] : [])
@@ -34,14 +37,14 @@ export const optOutCategories = (policy: PolicyPack | null): ReadonlyArray<Categ
  * Preferences before any act: opt-in and iab deny every optional category; opt-out and none
  * grant them. A category the rule does not offer is denied unless the model is `none`.
  */
-export const defaultPreferences = (policy: PolicyPack | null): Preferences => {
+export const defaultPreferences = (policy: RuleDefaults | null): Preferences => {
   if (policy === null) return preferencesOf(() => false)
   const granted = policy.model === "opt-out" || policy.model === "none"
   return preferencesOf((c) => policy.model === "none" || (granted && policy.categories.includes(c)))
 }
 
 /** GPC wins over every other source for the categories it denies. */
-export const applyGpc = (prefs: Preferences, policy: PolicyPack | null, gpc: boolean): Preferences => {
+export const applyGpc = (prefs: Preferences, policy: RuleDefaults | null, gpc: boolean): Preferences => {
   if (!gpc) return prefs
   const denied = gpcDenied(policy)
   return preferencesOf((c) => prefs[c] && !denied.includes(c))

@@ -1,81 +1,69 @@
-// Wire shapes the browser reads and writes. They mirror @svc/schema (manifest.ts, consent.ts,
-// vendors.ts) without importing it, so the bundles stay free of dependencies.
+// Wire shapes the browser reads and writes, derived from @svc/schema (the contract the backend
+// encodes and decodes with). Type-only imports: nothing of it (or of effect) reaches the bundles.
+import type {
+  ConsentAction,
+  ConsentSurface,
+  Gvl as GvlSchema,
+  GvlVendor as GvlVendorSchema,
+  InitResponse as InitResponseSchema,
+  OptionalCategory,
+  PolicyModel,
+  PolicyPack as PolicyPackSchema,
+  PolicyResolution as PolicyResolutionSchema,
+  Translations as WireTranslations,
+  Vendor as VendorSchema
+} from "@svc/schema"
 
-export type Category = "measurement" | "marketing" | "functionality" | "experience"
+export type Category = OptionalCategory
+/** Every optional category, in display order (`wire-contract.test.ts` checks it against the contract). */
 export const CATEGORIES: ReadonlyArray<Category> = ["measurement", "marketing", "functionality", "experience"]
 
-export type Model = "opt-in" | "opt-out" | "iab" | "none"
-export type Action = "accept_all" | "reject_all" | "custom" | "opt_out"
-export type Surface = "banner" | "dialog" | "widget" | "api"
+export type Model = PolicyModel
+/** What a visitor can do; `unknown` is the backend's word for a save that named none. */
+export type Action = Exclude<ConsentAction, "unknown">
+export type Surface = ConsentSurface
 
 export type Preferences = { necessary: true } & Record<Category, boolean>
 
-export interface PolicyPack {
-  id: string
-  model: Model
-  categories: ReadonlyArray<Category>
-  prompt?: "banner" | "dialog" | "none"
-  preselected?: ReadonlyArray<Category>
-  validityDays?: number
-  gpcDenies?: ReadonlyArray<Category>
-  fingerprint: string
+/** A rule as `/init` and `/manifest` publish it. */
+export type PolicyPack = typeof PolicyPackSchema.Encoded
+
+export type Vendor = typeof VendorSchema.Encoded
+
+/**
+ * One GVL entry: the contract checks `id` and `name` and passes the rest of the published entry
+ * through; these are the IAB fields of that rest the TCF encoder and the dialog read.
+ */
+export type GvlVendor = typeof GvlVendorSchema.Encoded & {
+  readonly purposes?: ReadonlyArray<number>
+  readonly legIntPurposes?: ReadonlyArray<number>
+  readonly flexiblePurposes?: ReadonlyArray<number>
+  readonly specialFeatures?: ReadonlyArray<number>
+  readonly deletedDate?: string
+  readonly urls?: ReadonlyArray<{ readonly langId?: string; readonly privacy?: string }>
+  readonly policyUrl?: string
 }
 
-export interface Vendor {
-  id: string
-  name: string
-  category: Category | "necessary"
-  purposes?: ReadonlyArray<string>
-  privacyPolicyUrl?: string
-}
+// An intersection, not `Omit`: the list's index signature would swallow its named fields.
+export type Gvl = typeof GvlSchema.Encoded & { readonly vendors: Readonly<Record<string, GvlVendor>> }
 
-export interface GvlVendor {
-  id: number
-  name: string
-  purposes?: ReadonlyArray<number>
-  legIntPurposes?: ReadonlyArray<number>
-  flexiblePurposes?: ReadonlyArray<number>
-  specialFeatures?: ReadonlyArray<number>
-  deletedDate?: string
-  urls?: ReadonlyArray<{ langId?: string; privacy?: string }>
-  policyUrl?: string
-}
+export type Translations = WireTranslations
 
-export interface Gvl {
-  vendorListVersion: number
-  tcfPolicyVersion?: number
-  purposes: Record<string, { id?: number; name?: string; description?: string } | unknown>
-  vendors: Record<string, GvlVendor>
-}
+type WireInit = typeof InitResponseSchema.Encoded
+type WireResolution = typeof PolicyResolutionSchema.Encoded
 
-export interface Translations {
-  readonly [key: string]: string | Translations
-}
-
-export interface InitResponse {
-  hosting?: "self-hosted" | "managed"
-  revision?: string
-  policyResolution: {
-    status: "matched" | "no-match" | "unconfigured" | "failed"
-    reason?: string | null
-    policyId?: string | null
-    fingerprint?: string | null
-    model?: Model | null
+/**
+ * `/init`'s answer as the browser reads it: the contract's JSON, of which only the resolution's
+ * `status` and `policy` are relied on. Every other field may be absent (a backend older than the
+ * field, e.g. `hosting`), so the runtime reads each with a default.
+ */
+export type InitResponse =
+  & Partial<Omit<WireInit, "policyResolution" | "policy" | "gvl">>
+  & {
+    readonly policyResolution: Pick<WireResolution, "status"> & Partial<WireResolution>
+    readonly policy: WireInit["policy"]
+    readonly gvl?: Gvl | undefined
   }
-  policy: PolicyPack | null
-  location?: { country: string | null; region: string | null }
-  language?: string
-  translations?: Translations
-  gpc?: boolean
-  iab?: { enabled: boolean; cmpId?: number } | null
-  vendors?: ReadonlyArray<Vendor>
-  gvl?: Gvl
-  policySnapshotToken?: string
-  experiment?: { id: string; arm: string } | null
-  journey?: { id?: string; scope?: string; stored?: string } | null
-  /** Google Consent Mode v2: the matched rule's mapping (Google type → category). */
-  consentMode?: { mapping: Record<string, Category | "necessary">; waitForUpdate: number; region: ReadonlyArray<string> | null }
-}
 
 /** The choice kept in localStorage: the last act for a policy fingerprint. */
 export interface StoredConsent {
