@@ -44,13 +44,15 @@ export class ExperimentSummaries extends Effect.Service<ExperimentSummaries>()("
 
     const summarize = (
       experimentId: string,
-      params: { readonly from?: string | undefined; readonly to?: string | undefined; readonly domain?: string | undefined }
+      params: { readonly from?: string | undefined; readonly to?: string | undefined; readonly domain?: string | undefined },
+      /** `medians: false` skips the time-to-decision query (every median is then `null`): the insight page shows none. */
+      options: { readonly medians?: boolean } = {}
     ): Effect.Effect<ExperimentSummary, InvalidRequest | DatabaseError> =>
       Effect.gen(function*() {
         const window = yield* parseSummaryWindow(params)
         const scope = { tenantId, experimentId, ...window }
         const [counts, medians] = yield* orDatabaseError(
-          Effect.all([repo.armCounts(scope), repo.armMedians(scope)], { concurrency: 2 })
+          Effect.all([repo.armCounts(scope), options.medians === false ? Effect.succeed([]) : repo.armMedians(scope)], { concurrency: 2 })
         )
         return {
           experimentId,

@@ -61,30 +61,36 @@ export const InsightRoutesLive = Layer.unwrapEffect(
     const load = (fromMs: number, toMs: number, domain: string | null) =>
       Effect.gen(function*() {
         const scope = { tenantId: config.tenantId ?? "", fromMs, toMs, domain }
-        const [perDay, perRule, [gpc], experimentRows, releaseRows] = yield* orDatabaseError(
-          Effect.all([repo.perDay(scope), repo.perRule(scope), repo.gpc(scope), repo.experiments(scope), repo.latestReleases(scope.tenantId)])
-        )
-        // The experiment summary service (the same numbers as GET /experiments/:id/summary), per experiment.
+        const [totals, releaseRows] = yield* orDatabaseError(Effect.all([repo.totals(scope), repo.latestReleases(scope.tenantId)]))
+        // The experiments with the most decisions in the period, then the summary service (the same
+        // numbers as GET /experiments/:id/summary) for each.
+        const experimentRows = totals.filter((row) => row.kind === "experiment")
+          .sort((a, b) => b.decisions - a.decisions || (a.name! < b.name! ? -1 : a.name! > b.name! ? 1 : 0))
+          .slice(0, 5)
         const experiments = yield* Effect.forEach(experimentRows, (row) =>
           Effect.map(
-            summaries.summarize(row.experiment, { from: new Date(fromMs).toISOString(), to: new Date(toMs - 1).toISOString(), ...(domain === null ? {} : { domain }) }),
-            (summary) => ({ id: row.experiment, arms: summary.arms.map((a) => ({ arm: a.arm, choices: a.choices, acceptAll: a.byAction.accept_all ?? 0 })) })
+            summaries.summarize(row.name!, { from: new Date(fromMs).toISOString(), to: new Date(toMs - 1).toISOString(), ...(domain === null ? {} : { domain }) }, { medians: false }),
+            (summary) => ({ id: row.name!, arms: summary.arms.map((a) => ({ arm: a.arm, choices: a.choices, acceptAll: a.byAction.accept_all ?? 0 })) })
           ))
         const byDay = new Map<number, Record<Action, number>>()
         for (let d = fromMs / DAY_MS; d < toMs / DAY_MS; d++) byDay.set(d, Object.fromEntries(ACTIONS.map((a) => [a, 0])) as Record<Action, number>)
-        for (const row of perDay) {
-          const counts = byDay.get(row.day)
-          if (counts === undefined) continue
-          const action = (ACTIONS as ReadonlyArray<string>).includes(row.action ?? "") ? row.action as Action : "unknown"
-          counts[action] += row.decisions
-        }
         const rules = new Map<string, { decisions: number; acceptAll: number }>()
-        for (const row of perRule) {
-          const name = row.policy ?? "(no rule recorded)"
-          const rule = rules.get(name) ?? { decisions: 0, acceptAll: 0 }
-          rule.decisions += row.decisions
-          if (row.action === "accept_all") rule.acceptAll += row.decisions
-          rules.set(name, rule)
+        const gpc = { decisions: 0, withGpc: 0 }
+        for (const row of totals) {
+          if (row.kind === "day") {
+            gpc.decisions += row.decisions
+            gpc.withGpc += row.withGpc ?? 0
+            const counts = byDay.get(row.day!)
+            if (counts === undefined) continue
+            const action = (ACTIONS as ReadonlyArray<string>).includes(row.action ?? "") ? row.action as Action : "unknown"
+            counts[action] += row.decisions
+          } else if (row.kind === "rule") {
+            const name = row.name ?? "(no rule recorded)"
+            const rule = rules.get(name) ?? { decisions: 0, acceptAll: 0 }
+            rule.decisions += row.decisions
+            if (row.action === "accept_all") rule.acceptAll += row.decisions
+            rules.set(name, rule)
+          }
         }
         const data: InsightData = {
           from: isoDay(fromMs),
@@ -93,7 +99,7 @@ export const InsightRoutesLive = Layer.unwrapEffect(
           tenant: config.tenantId ?? null,
           days: [...byDay].map(([d, counts]) => ({ date: isoDay(d * DAY_MS), counts })),
           rules: [...rules].sort(([a], [b]) => a.localeCompare(b)).map(([policy, r]) => ({ policy, ...r })),
-          gpc: { decisions: gpc?.decisions ?? 0, withGpc: gpc?.withGpc ?? 0 },
+          gpc,
           experiments,
           releases: releaseRows.map((r) => ({
             type: r.type,

@@ -15,74 +15,70 @@ const SqlNumber = Schema.Union(Schema.Number, Schema.NumberFromString, Schema.Bi
   Schema.transform(Schema.Number, { strict: true, decode: (n) => Number(n), encode: (n) => BigInt(n) })
 ))
 
-const DayRow = Schema.Struct({ day: SqlNumber, action: Schema.NullOr(Schema.String), decisions: SqlNumber })
-const RuleRow = Schema.Struct({ policy: Schema.NullOr(Schema.String), action: Schema.NullOr(Schema.String), decisions: SqlNumber })
-const GpcRow = Schema.Struct({ decisions: SqlNumber, withGpc: Schema.NullOr(SqlNumber) })
+/**
+ * One row of the insight aggregate: decisions per UTC day and action (with how many carried a GPC
+ * proof), per rule and action, or per experiment, told apart by `kind`.
+ */
+const TotalRow = Schema.Struct({
+  kind: Schema.Literal("day", "rule", "experiment"),
+  day: Schema.NullOr(SqlNumber),
+  action: Schema.NullOr(Schema.String),
+  name: Schema.NullOr(Schema.String),
+  decisions: SqlNumber,
+  withGpc: Schema.NullOr(SqlNumber)
+})
+export type TotalRow = typeof TotalRow.Type
 
-const ExperimentRow = Schema.Struct({ experiment: Schema.String, decisions: SqlNumber })
 const ReleaseRow = Schema.Struct({ type: Schema.String, version: Schema.String, effectiveDate: SqlNumber, publishedAt: SqlNumber })
 export type ReleaseRow = typeof ReleaseRow.Type
-
-export type DayRow = typeof DayRow.Type
-export type RuleRow = typeof RuleRow.Type
 
 const DAY_MS = 86_400_000
 
 /**
- * The insight page's aggregates over cookie-banner decisions, each one GROUP BY over the
- * `(tenant_id, given_at, id)` index of migration 12: the period bounds the index range, so the cost
- * follows the period's rows, never the table's.
+ * The insight page's SQL. Its aggregates are one statement: a single pass over the
+ * `svc_consents_insight` index of migration 17 (tenant, UTC day, action, rule, experiment, then the
+ * filtered and counted columns) groups the period's decisions into cells in index order, without
+ * sorting them or reading a table row; the per-day, per-rule and per-experiment totals are then
+ * summed from those few cells. The period bounds the index range, so the cost follows the
+ * period's rows, never the table's.
  */
 export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/InsightRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    // Whole UTC days since the epoch: integer division differs per dialect. The expression is the
+    // index's own (written the same), so SQLite and Postgres bound and group by it from the index.
+    const day = sql.literal(sql.onDialectOrElse({ mysql: () => `given_at DIV ${DAY_MS}`, orElse: () => `(given_at / ${DAY_MS})` }))
+
+    // `from`/`to` are whole days: the day bounds use the index, the time bounds keep it exact.
     const where = (scope: InsightScope) =>
       sql.and([
         sql`tenant_id = ${scope.tenantId}`,
+        sql`${day} >= ${Math.floor(scope.fromMs / DAY_MS)}`,
+        sql`${day} < ${Math.ceil(scope.toMs / DAY_MS)}`,
         sql`given_at >= ${scope.fromMs}`,
         sql`given_at < ${scope.toMs}`,
         sql`type = ${"cookie_banner"}`,
         ...(scope.domain === null ? [] : [sql`domain = ${scope.domain}`])
       ])
 
-    // Whole UTC days since the epoch: integer division differs per dialect.
-    const day = sql.onDialectOrElse({
-      mysql: () => sql.literal(`given_at DIV ${DAY_MS}`),
-      pg: () => sql.literal(`given_at / ${DAY_MS}`),
-      orElse: () => sql.literal(`given_at / ${DAY_MS}`)
-    })
-
-    const perDay = SqlSchema.findAll({
+    const totals = SqlSchema.findAll({
       Request: InsightScope,
-      Result: DayRow,
+      Result: TotalRow,
       execute: (scope) =>
-        sql`SELECT ${day} AS day, action, COUNT(*) AS decisions FROM svc_consents WHERE ${where(scope)} GROUP BY ${day}, action`
-    })
-
-    const perRule = SqlSchema.findAll({
-      Request: InsightScope,
-      Result: RuleRow,
-      execute: (scope) =>
-        sql`SELECT policy_id AS policy, action, COUNT(*) AS decisions FROM svc_consents WHERE ${where(scope)} GROUP BY policy_id, action`
-    })
-
-    const gpc = SqlSchema.findAll({
-      Request: InsightScope,
-      Result: GpcRow,
-      execute: (scope) =>
-        sql`SELECT COUNT(*) AS decisions, SUM(CASE WHEN gpc IS NULL THEN 0 ELSE 1 END) AS ${sql("withGpc")}
-          FROM svc_consents WHERE ${where(scope)}`
-    })
-
-    /** The experiments with the most decisions in the period (their summaries are read one by one). */
-    const experiments = SqlSchema.findAll({
-      Request: InsightScope,
-      Result: ExperimentRow,
-      execute: (scope) =>
-        sql`SELECT experiment_id AS experiment, COUNT(*) AS decisions FROM svc_consents
-          WHERE ${where(scope)} AND experiment_id IS NOT NULL
-          GROUP BY experiment_id ORDER BY COUNT(*) DESC, experiment_id LIMIT 5`
+        sql`WITH cells AS (
+            SELECT ${day} AS day, action, policy_id, experiment_id, COUNT(*) AS decisions,
+              SUM(CASE WHEN gpc IS NULL THEN 0 ELSE 1 END) AS with_gpc
+            FROM svc_consents WHERE ${where(scope)}
+            GROUP BY ${day}, action, policy_id, experiment_id
+          )
+          SELECT 'day' AS kind, day, action, NULL AS name, SUM(decisions) AS decisions, SUM(with_gpc) AS ${sql("withGpc")}
+            FROM cells GROUP BY day, action
+          UNION ALL
+          SELECT 'rule', NULL, action, policy_id, SUM(decisions), NULL FROM cells GROUP BY policy_id, action
+          UNION ALL
+          SELECT 'experiment', NULL, NULL, experiment_id, SUM(decisions), NULL FROM cells
+            WHERE experiment_id IS NOT NULL GROUP BY experiment_id`
     })
 
     /** The latest legal-document publishes of the tenant (index `(tenant_id, type, created_at)`). */
@@ -94,6 +90,6 @@ export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/Ins
           FROM svc_legal_documents WHERE tenant_id = ${tenantId} ORDER BY created_at DESC, id LIMIT 8`
     })
 
-    return { perDay, perRule, gpc, experiments, latestReleases } as const
+    return { totals, latestReleases } as const
   })
 }) {}

@@ -16,6 +16,7 @@ import consentGpc from "./13-consent-gpc.js"
 import eventDeliveryEventIndex from "./14-event-delivery-event-index.js"
 import consentSignalStrings from "./15-consent-signal-strings.js"
 import consentExpiredAt from "./16-consent-expired-at.js"
+import consentInsightIndex from "./17-consent-insight-index.js"
 
 /** Numbered migrations, one change each; a new one gets the next number and never edits an old one. */
 export const migrations: ReadonlyArray<readonly [id: number, name: string, run: Effect.Effect<void, unknown, SqlClient.SqlClient>]> = [
@@ -34,7 +35,8 @@ export const migrations: ReadonlyArray<readonly [id: number, name: string, run: 
   [13, "consent-gpc", consentGpc],
   [14, "event-delivery-event-index", eventDeliveryEventIndex],
   [15, "consent-signal-strings", consentSignalStrings],
-  [16, "consent-expired-at", consentExpiredAt]
+  [16, "consent-expired-at", consentExpiredAt],
+  [17, "consent-insight-index", consentInsightIndex]
 ]
 
 /** A migration step that failed: which one, and the driver's reason (never the connection URL). */
