@@ -120,6 +120,7 @@ let insertSubject, insertConsent, selectSubject, selectConsents
 if (dialect === "sqlite") {
   const db = new driver(process.env.CEILING_DB)
   db.pragma("journal_mode = WAL")
+  db.pragma("synchronous = FULL") // svc's durability: a save is answered once it survives power loss
   const is = db.prepare("INSERT INTO svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at) VALUES (?, '', NULL, NULL, 0, ?, ?) ON CONFLICT DO NOTHING")
   const ic = db.prepare("INSERT INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at, created_at, preferences, receipts, ip_address, user_agent, action, surface, time_to_decision_ms) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
   const ss = db.prepare("SELECT * FROM svc_subjects WHERE id = ? AND tenant_id = ''")

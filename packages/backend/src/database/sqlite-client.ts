@@ -3,6 +3,7 @@ import { SqlClient, type SqlError, Statement } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { type Duration, Effect, Layer, Scope, Stream } from "effect"
+import { makeGroupCommit } from "./group-commit.js"
 import { BUSY_WAIT, whileBusy } from "./sqlite-busy.js"
 
 const spanAttributes: ReadonlyArray<readonly [string, unknown]> = [["db.system.name", "sqlite"]]
@@ -14,6 +15,8 @@ const spanAttributes: ReadonlyArray<readonly [string, unknown]> = [["db.system.n
  *   (the API answers 503 DATABASE_ERROR with Retry-After);
  * - transactions that `BEGIN IMMEDIATE`: the write lock is taken at BEGIN, so a transaction meets
  *   a lock only there and is retried whole, never halfway through;
+ * - group commit: transactions that arrive while the connection is busy share one BEGIN and one
+ *   COMMIT, so one WAL fsync serves many saves (`group-commit.ts`);
  * - `synchronous = FULL` set explicitly: a connection opening a file already in WAL mode would
  *   otherwise get better-sqlite3's WAL default, NORMAL, which can lose a commit on power failure.
  */
@@ -50,16 +53,7 @@ export const makeSqliteClient = (options: { readonly filename: string; readonly 
       })
     )
 
-    const withTransaction = SqlClient.makeWithTransaction({
-      transactionTag: SqlClient.TransactionConnection,
-      spanAttributes,
-      acquireConnection: Effect.interruptible(retry(beginImmediate)),
-      begin: () => Effect.void, // already begun by acquireConnection
-      savepoint: (conn, id) => conn.executeUnprepared(`SAVEPOINT effect_sql_${id}`, [], undefined),
-      commit: (conn) => conn.executeUnprepared("COMMIT", [], undefined),
-      rollback: (conn) => conn.executeUnprepared("ROLLBACK", [], undefined),
-      rollbackSavepoint: (conn, id) => conn.executeUnprepared(`ROLLBACK TO SAVEPOINT effect_sql_${id}`, [], undefined)
-    })
+    const { withTransaction } = makeGroupCommit({ begin: retry(beginImmediate) })
 
     const client = yield* SqlClient.make({
       acquirer: Effect.succeed(single),
