@@ -1,6 +1,7 @@
-import { Clock, Effect, Layer, Random } from "effect"
+import { Clock, Effect, Exit, Layer, Random, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
 import { SvcConfig } from "../config/resolved.js"
+import { retryDeadlocks } from "../database/deadlock.js"
 import { nextAttemptAt } from "./backoff.js"
 import { type ClaimedRow, EventsRepo } from "./repository.js"
 import { type DeliveryOutcome, EventSinks, type OutgoingEvent } from "./sinks.js"
@@ -62,6 +63,27 @@ export class EventDeliverer extends Effect.Service<EventDeliverer>()("@svc/backe
         }
       })
 
+    /** Tries again while the database is unreachable (a restart, a deadlock), at most for a lease. */
+    const patiently = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.retry(
+        effect,
+        Schedule.exponential("100 millis").pipe(Schedule.either(Schedule.spaced("2 seconds")), Schedule.upTo(settings.leaseMs))
+      )
+    /**
+     * Records an outcome patiently: a delivery made is then not made a second time. Past the lease
+     * the delivery is due again and is sent again (at least once). Never fails.
+     */
+    const recordPatiently = (row: ClaimedRow, token: string, outcome: DeliveryOutcome) =>
+      patiently(record(row, token, outcome)).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning(`could not record the outcome of event delivery ${row.id}; it is sent again after its lease`, cause)
+        )
+      )
+
+    /** A round that failed after its claim may have reached the database: its leases are given back, not left to expire. */
+    const releasePatiently = (token: string) =>
+      patiently(repo.release(token)).pipe(Effect.catchAllCause(() => Effect.void))
+
     const deliverOne = (row: ClaimedRow, token: string) =>
       Effect.gen(function*() {
         const sink = byId.get(row.endpoint)
@@ -73,10 +95,14 @@ export class EventDeliverer extends Effect.Service<EventDeliverer>()("@svc/backe
           attempt: Number(row.attempts) + 1
         }
         const outcome = yield* sink.deliver(event)
-        yield* record(row, token, outcome)
+        yield* recordPatiently(row, token, outcome)
       })
 
-    /** One round: claims up to a batch and delivers it. Returns how many were claimed. */
+    /**
+     * One round: claims up to a batch and delivers it. Returns how many were due, claimed here or
+     * by another replica first: a round that lost its claims to another replica goes again at once
+     * (the next due ones), it does not wait for the poll interval.
+     */
     const round = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const disabled = new Set(yield* repo.disabledEndpoints(tenantId))
@@ -84,18 +110,35 @@ export class EventDeliverer extends Effect.Service<EventDeliverer>()("@svc/backe
       const ids = yield* repo.dueIds({ tenantId, endpoints, now, limit: settings.batchSize })
       if (ids.length === 0) return 0
       const token = randomBytes(16).toString("base64url")
-      yield* repo.claim({ ids, claim: token, now, leaseUntil: now + settings.leaseMs })
-      const rows = yield* repo.claimed(token)
+      // MySQL may pick the claim as the victim of a deadlock with the saves inserting deliveries.
+      const rows = yield* retryDeadlocks(repo.claim({ ids, claim: token, now, leaseUntil: now + settings.leaseMs })).pipe(
+        Effect.zipRight(repo.claimed(token)),
+        Effect.tapError(() => releasePatiently(token))
+      )
       yield* Effect.forEach(rows, (row) => deliverOne(row, token), { concurrency: "unbounded", discard: true })
-      return rows.length
+      return ids.length
     })
 
-    /** Rounds until interrupted: straight on after a busy round, after `pollIntervalMs` after an idle or failed one. */
-    const deliverRounds = round.pipe(
-      Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("event delivery round failed", cause), 0)),
-      Effect.flatMap((claimed) => claimed === 0 ? Effect.sleep(settings.pollIntervalMs) : Effect.void),
-      Effect.forever
-    )
+    /**
+     * Rounds until interrupted: straight on after a busy round, after `pollIntervalMs` after an idle
+     * one. Failed rounds (the database restarting) wait longer each time, up to 5 s, and are logged
+     * once per outage, with a line when delivery resumes.
+     */
+    const deliverRounds = Effect.gen(function*() {
+      let failed = 0
+      while (true) {
+        const exit = yield* Effect.exit(round)
+        if (Exit.isSuccess(exit)) {
+          if (failed > 0) yield* Effect.logInfo(`event delivery resumed after ${failed} failed rounds`)
+          failed = 0
+          if (exit.value === 0) yield* Effect.sleep(settings.pollIntervalMs)
+          continue
+        }
+        if (failed === 0) yield* Effect.logWarning("event delivery round failed; trying again until it works", exit.cause)
+        failed++
+        yield* Effect.sleep(Math.min(settings.pollIntervalMs * 2 ** Math.min(failed, 8), 5_000))
+      }
+    })
 
     /** Delivered events are kept `keepDeliveredMs` (for the operator's list), then deleted: they name subjects. */
     const purge = Effect.gen(function*() {

@@ -67,6 +67,10 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@svc/backend/Event
     /**
      * Due deliveries that are not leased, oldest first, and only the first pending one of each
      * endpoint and order key (the subject): a later event waits until the earlier one is settled.
+     * The head check is a correlated `MIN` (one probe of the order index per candidate, on every
+     * engine); an anti-join (`NOT EXISTS` an earlier pending one) let PostgreSQL, with the fresh
+     * statistics of a filling table, compare every pending row with every other: 8 s a round at
+     * 2,500 pending deliveries.
      */
     const dueIds = (request: {
       readonly tenantId: string
@@ -80,9 +84,9 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@svc/backend/Event
             WHERE d.tenant_id = ${request.tenantId} AND d.status = 'pending' AND d.next_attempt_at <= ${request.now}
               AND (d.lease_until IS NULL OR d.lease_until <= ${request.now})
               AND ${sql.in("d.endpoint", request.endpoints)}
-              AND NOT EXISTS (SELECT 1 FROM svc_event_deliveries p
+              AND d.event_seq = (SELECT MIN(p.event_seq) FROM svc_event_deliveries p
                 WHERE p.tenant_id = d.tenant_id AND p.endpoint = d.endpoint AND p.order_key = d.order_key
-                  AND p.status = 'pending' AND p.event_seq < d.event_seq)
+                  AND p.status = 'pending')
             ORDER BY d.event_seq LIMIT ${request.limit}`.pipe(Effect.map((rows) => rows.map((r) => r.id)))
 
     /**
@@ -98,6 +102,11 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@svc/backend/Event
       sql`UPDATE svc_event_deliveries SET claim = ${request.claim}, lease_until = ${request.leaseUntil}
           WHERE ${sql.in("id", request.ids)} AND status = 'pending'
             AND (lease_until IS NULL OR lease_until <= ${request.now})`.raw.pipe(Effect.map(changedRows))
+
+    /** Gives up a claim's leases before they expire (a round that failed after claiming). */
+    const release = (claim: string) =>
+      sql`UPDATE svc_event_deliveries SET claim = NULL, lease_until = NULL
+          WHERE claim = ${claim} AND status = 'pending'`.pipe(Effect.asVoid)
 
     const claimed = SqlSchema.findAll({
       Request: Schema.String,
@@ -223,6 +232,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@svc/backend/Event
       insertDelivery,
       dueIds,
       claim,
+      release,
       claimed,
       settle,
       disableEndpoint,
