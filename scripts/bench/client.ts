@@ -1,9 +1,10 @@
 /**
  * Client overhead per call: `client.status()` against plain `fetch` + `res.json()` on the same
  * local node:http endpoint answering a /status-shaped body. Prints p50/p90/p99 of each and the
- * p50 overhead (target: under 15%). The derived `HttpApiClient` alone (what `createSvcClient` is
- * built on) is measured too, to show which part of the overhead is the foundation's. Bounded: a
- * few thousand calls per side, rounds interleaved so drift (JIT, GC, sockets) hits every side alike.
+ * p50 overhead (target, issue 12: at most 30%). The derived `HttpApiClient` (what `makeSvcApiClient`
+ * gives Effect programs; `createSvcClient` decodes with the same contract without it) is measured
+ * too, for comparison. Bounded: a few thousand calls per side, rounds interleaved so drift (JIT,
+ * GC, sockets) hits every side alike.
  *
  *   npx tsx --conditions=@svc/source scripts/bench/client.ts [callsPerSide]
  */
@@ -92,5 +93,5 @@ console.log(row("client.status", clientSamples))
 console.log(
   `p50 ratio ${(p50Client / p50Fetch).toFixed(3)}  overhead ${overhead.toFixed(1)}%  (${
     (p50Client - p50Fetch).toFixed(3)
-  } ms per call)  target < 15%: ${overhead < 15 ? "met" : "NOT met"}`
+  } ms per call)  target <= 30%: ${overhead <= 30 ? "met" : "NOT met"}`
 )

@@ -1,6 +1,3 @@
-import { FetchHttpClient } from "@effect/platform"
-import { Effect } from "effect"
-import { makeSvcApiClient } from "./effect-client.js"
 import { type ConsentCheckMethod, consentMethods } from "./methods/consents.js"
 import { consentExportMethod, type ConsentExportMethod } from "./methods/consents-export.js"
 import { eventMethods, type EventMethods } from "./methods/events.js"
@@ -37,15 +34,7 @@ export type SvcClientFor<O> = O extends { readonly apiKey: string } ? SvcClient
  * `MISSING_API_KEY` and sends nothing.
  */
 export const createSvcClient = <const O extends SvcClientOptions>(options: O): SvcClientFor<O> => {
-  const resolved = resolveOptions(options)
-  // Headers and the key are applied per call by the runner, so the shared instance carries neither.
-  let build = makeSvcApiClient({ baseUrl: resolved.baseUrl }).pipe(Effect.provide(FetchHttpClient.layer))
-  if (resolved.fetch !== undefined) build = Effect.provideService(build, FetchHttpClient.Fetch, resolved.fetch as typeof fetch)
-  const runtime: Runtime = {
-    options: resolved,
-    api: Effect.runSync(build),
-    effect: Effect.runSync(Effect.withTracerEnabled(Effect.runtime<never>(), false))
-  }
+  const runtime: Runtime = { options: resolveOptions(options) }
   const client: SvcClient = {
     ...serviceMethods(runtime),
     consents: { ...consentMethods(runtime), export: consentExportMethod(runtime) },

@@ -1,6 +1,6 @@
-import { HttpApiClient, HttpClient, type HttpClientResponse, HttpClientRequest } from "@effect/platform"
+import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { SvcApi } from "@svc/api"
-import { Context, Effect, Option } from "effect"
+import type { Effect } from "effect"
 import { CLIENT_VERSION, POLICY_CONTRACT } from "./version.js"
 
 /** Headers the HTTP layer applies: `under` sits beneath the endpoint's own headers, `over` replaces everything. */
@@ -8,16 +8,6 @@ export interface HeaderLayers {
   readonly under: Readonly<Record<string, string>>
   readonly over: Readonly<Record<string, string>>
 }
-
-/**
- * Per-call state shared between the runner and the HTTP layer: the headers of this call, and the
- * response once it arrives (so a failed decode still knows its status, headers and body).
- */
-export interface CallState {
-  readonly headers: HeaderLayers
-  response: HttpClientResponse.HttpClientResponse | undefined
-}
-export class CurrentCall extends Context.Tag("@svc/client/CurrentCall")<CurrentCall, CallState>() {}
 
 export const versionHeaders = {
   accept: "application/json",
@@ -28,19 +18,9 @@ export const versionHeaders = {
 const applyHeaders = (request: HttpClientRequest.HttpClientRequest, layers: HeaderLayers) =>
   HttpClientRequest.setHeaders(request, { ...layers.under, ...request.headers, ...layers.over })
 
-/** Applies the headers (static, or this call's) and records the response of the call. */
-export const withSvcHeaders = (client: HttpClient.HttpClient, fixed: HeaderLayers): HttpClient.HttpClient =>
-  client.pipe(
-    HttpClient.mapRequestEffect((request) =>
-      Effect.map(Effect.serviceOption(CurrentCall), (call) =>
-        applyHeaders(request, Option.isSome(call) ? call.value.headers : fixed))
-    ),
-    HttpClient.tap((response) =>
-      Effect.map(Effect.serviceOption(CurrentCall), (call) => {
-        if (Option.isSome(call)) call.value.response = response
-      })
-    )
-  )
+/** Applies the headers to every request. */
+const withSvcHeaders = (client: HttpClient.HttpClient, layers: HeaderLayers): HttpClient.HttpClient =>
+  HttpClient.mapRequest(client, (request) => applyHeaders(request, layers))
 
 export interface SvcApiClientOptions {
   /** Backend URL including its mount path. */

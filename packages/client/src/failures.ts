@@ -1,17 +1,16 @@
-import { HttpClientError, type HttpClientResponse } from "@effect/platform"
-import { Effect, ParseResult } from "effect"
+import { ParseResult } from "effect"
 import { SvcError, type SvcErrorCode, type StalePolicyReason, stalePolicyReasons } from "./errors.js"
 import { isTransient } from "./retry.js"
+import type { Answer } from "./transport.js"
 
 /*
- * Turns whatever one attempt of the derived client failed with into an `SvcError`. The contract's
- * error classes carry their backend code as a static `code`; everything else is transport,
- * timeout, or a response the contract does not describe.
+ * Turns an answer the contract does not call a success into an `SvcError`. The contract's error
+ * classes carry their backend code as a static `code`; anything else is a response the contract
+ * does not describe. Transport failures, timeouts and aborts are the runner's.
  */
 
 export interface AttemptContext {
   readonly requestId: string
-  readonly response: HttpClientResponse.HttpClientResponse | undefined
   /** The backend codes the method's contract declares; a body with one of them keeps its code. */
   readonly documented?: ReadonlySet<string> | undefined
 }
@@ -47,8 +46,8 @@ export const describeParseError = (error: ParseResult.ParseError): string => {
 /** Schema messages end with `, actual <value>`; values may be secrets, so they are cut. */
 export const withoutValue = (message: string): string => message.replace(/,\s*actual[\s\S]*$/, "")
 
-const serverBody = (body: ArrayBuffer | undefined): { code?: string; message?: string; reason?: unknown } => {
-  if (body === undefined || body.byteLength === 0 || body.byteLength > 65_536) return {}
+const serverBody = (body: Uint8Array): { code?: string; message?: string; reason?: unknown } => {
+  if (body.byteLength === 0 || body.byteLength > 65_536) return {}
   try {
     const parsed: unknown = JSON.parse(new TextDecoder().decode(body))
     if (typeof parsed !== "object" || parsed === null) return {}
@@ -63,89 +62,44 @@ const serverBody = (body: ArrayBuffer | undefined): { code?: string; message?: s
 }
 
 /** A response the contract does not describe; keeps the backend's own code when the body has one. */
-export const unexpectedResponse = (
-  context: AttemptContext & { readonly response: HttpClientResponse.HttpClientResponse },
-  detail?: string
-): Effect.Effect<SvcError> =>
-  Effect.map(Effect.option(context.response.arrayBuffer), (body) => {
-    const { status } = context.response
-    const server = serverBody(body._tag === "Some" ? body.value : undefined)
-    if (status >= 400 && server.code !== undefined && context.documented?.has(server.code) === true) {
-      // A documented code whose body the contract could not decode (a STALE_POLICY without a
-      // string reason): still that code, never "undocumented".
-      return makeError({
-        code: server.code as SvcErrorCode,
-        message: server.message ?? `The backend answered HTTP ${status} with code ${server.code}`,
-        status,
-        requestId: context.requestId,
-        reason: server.code === "STALE_POLICY" ? knownReason(server.reason) : undefined
-      })
-    }
-    const contentType = context.response.headers["content-type"]
-    const message = server.code !== undefined
-      ? `The backend answered HTTP ${status} with code ${server.code}, which is not documented for this call` +
-        (server.message === undefined ? "" : `: ${server.message}`)
-      : `Unexpected response: HTTP ${status}${contentType === undefined ? "" : ` (${contentType})`}` +
-        (detail === undefined ? "" : `, body ${detail}`)
+export const unexpectedResponse = (context: AttemptContext, answer: Answer, detail?: string): SvcError => {
+  const { status } = answer
+  const server = serverBody(answer.body)
+  if (status >= 400 && server.code !== undefined && context.documented?.has(server.code) === true) {
+    // A documented code whose body the contract could not decode (a STALE_POLICY without a
+    // string reason): still that code, never "undocumented".
     return makeError({
-      code: "UNEXPECTED_RESPONSE",
-      message,
+      code: server.code as SvcErrorCode,
+      message: server.message ?? `The backend answered HTTP ${status} with code ${server.code}`,
       status,
       requestId: context.requestId,
-      serverCode: server.code
+      reason: server.code === "STALE_POLICY" ? knownReason(server.reason) : undefined
     })
+  }
+  const contentType = answer.headers["content-type"]
+  const message = server.code !== undefined
+    ? `The backend answered HTTP ${status} with code ${server.code}, which is not documented for this call` +
+      (server.message === undefined ? "" : `: ${server.message}`)
+    : `Unexpected response: HTTP ${status}${contentType === undefined ? "" : ` (${contentType})`}` +
+      (detail === undefined ? "" : `, body ${detail}`)
+  return makeError({
+    code: "UNEXPECTED_RESPONSE",
+    message,
+    status,
+    requestId: context.requestId,
+    serverCode: server.code
   })
+}
 
-export const classifyFailure = (error: unknown, context: AttemptContext): Effect.Effect<SvcError> => {
-  const { response, requestId, documented } = context
+/** A documented error body, decoded by the contract into its error class (which names the code). */
+export const backendError = (error: unknown, context: AttemptContext, answer: Answer): SvcError => {
   const code = backendCodeOf(error)
-  if (code !== undefined && response !== undefined) {
-    return Effect.succeed(makeError({
-      code,
-      message: (error as { message: string }).message,
-      status: response.status,
-      requestId,
-      reason: code === "STALE_POLICY" ? knownReason((error as { reason?: unknown }).reason) : undefined
-    }))
-  }
-  if (HttpClientError.isHttpClientError(error)) {
-    if (error._tag === "RequestError") {
-      const cause = error.cause
-      const detail = cause instanceof Error ? `: ${cause.message}` : ""
-      return Effect.succeed(makeError({
-        code: "NETWORK_ERROR",
-        message: `The request failed before a response arrived${detail}`,
-        requestId,
-        cause
-      }))
-    }
-    if (error.cause !== undefined) {
-      return Effect.succeed(makeError({
-        code: "NETWORK_ERROR",
-        message: "The connection failed while reading the response body",
-        status: error.response.status,
-        requestId,
-        cause: error.cause
-      }))
-    }
-  }
-  if (ParseResult.isParseError(error) && response === undefined) {
-    // The request could not be encoded; methods validate first, so this is a last line of defence.
-    return Effect.succeed(makeError({
-      code: "INVALID_INPUT",
-      message: `Invalid input: ${describeParseError(error)}`
-    }))
-  }
-  if (response !== undefined) {
-    return unexpectedResponse(
-      { requestId, response, documented },
-      ParseResult.isParseError(error) ? describeParseError(error) : undefined
-    )
-  }
-  return Effect.succeed(makeError({
-    code: "NETWORK_ERROR",
-    message: "The request failed before a response arrived",
-    requestId,
-    cause: error
-  }))
+  if (code === undefined) return unexpectedResponse(context, answer)
+  return makeError({
+    code,
+    message: (error as { message: string }).message,
+    status: answer.status,
+    requestId: context.requestId,
+    reason: code === "STALE_POLICY" ? knownReason((error as { reason?: unknown }).reason) : undefined
+  })
 }

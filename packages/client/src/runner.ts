@@ -1,33 +1,27 @@
-import type { HttpClientResponse } from "@effect/platform"
-import { Effect, Exit, FiberId, Runtime as EffectRuntime } from "effect"
+import { Either } from "effect"
 import type { ResolvedCall } from "./call-options.js"
-import { CurrentCall, type CallState, type SvcApiClient, versionHeaders } from "./effect-client.js"
+import { versionHeaders } from "./effect-client.js"
 import { SvcError, type SvcErrorCode, type SvcIssue, formatIssue } from "./errors.js"
 import { emit } from "./events.js"
 import { documentedCodes } from "./documented.js"
-import { classifyFailure, makeError, unexpectedResponse } from "./failures.js"
+import { type AttemptContext, backendError, describeParseError, makeError, unexpectedResponse } from "./failures.js"
 import type { ResolvedOptions } from "./options.js"
 import type { SvcResult, SvcSuccess } from "./result.js"
 import { nextDelay } from "./retry.js"
+import { type Answer, type Call, mergeHeaders } from "./transport.js"
 
 /** One backend call as a method describes it; the runner adds headers, timeouts, retries and events. */
 export interface Operation<A> {
-  /** HTTP method, for events. */
-  readonly method: string
-  /** Route template, for events (`/subjects/:id`). */
-  readonly route: string
   /** `required`: key-only method. `verify`: sends the key when the client has one. */
   readonly auth: "required" | "verify" | "none"
-  readonly send: (api: SvcApiClient) => Effect.Effect<readonly [unknown, HttpClientResponse.HttpClientResponse], unknown>
+  /** The endpoint and its request parts. */
+  readonly call: Call
   /** Shapes the decoded body into `data`; a string return is why the body is unexpected. */
-  readonly toData: (value: unknown, response: HttpClientResponse.HttpClientResponse) => { readonly data: A } | string
+  readonly toData: (value: unknown, answer: Answer) => { readonly data: A } | string
 }
 
 export interface Runtime {
   readonly options: ResolvedOptions
-  readonly api: SvcApiClient
-  /** Runs attempts; tracing is off in it, which spares a span per request. */
-  readonly effect: EffectRuntime.Runtime<never>
 }
 
 export const failure = <C extends SvcErrorCode>(error: SvcError<C>) => ({ ok: false, error }) as const
@@ -41,124 +35,148 @@ export const missingApiKey = (name: string) =>
     message: `${name} needs an API key; create the client with the apiKey option (server side only)`
   }))
 
-const plainHeaders = (response: HttpClientResponse.HttpClientResponse): Record<string, string> => ({ ...response.headers })
-
 type Outcome<A> = SvcSuccess<A> | SvcError
 interface Attempted<A> {
   readonly outcome: Outcome<A> | "aborted"
-  readonly response: HttpClientResponse.HttpClientResponse | undefined
+  readonly answer: Answer | undefined
 }
 
-/** One attempt as an effect that never fails: a success, or the `SvcError` it ended with. */
-const attemptEffect = <A>(
-  runtime: Runtime,
-  operation: Operation<A>,
-  requestId: string,
-  state: CallState,
-  documented: ReadonlySet<string> = documentedCodes(operation.method, operation.route)
-): Effect.Effect<Outcome<A>> =>
-  operation.send(runtime.api).pipe(
-    Effect.provideService(CurrentCall, state),
-    Effect.matchEffect({
-      onSuccess: ([value, response]): Effect.Effect<Outcome<A>> => {
-        const shaped = operation.toData(value, response)
-        if (typeof shaped !== "string") {
-          return Effect.succeed({
-            ok: true,
-            data: shaped.data,
-            status: response.status,
-            requestId,
-            headers: plainHeaders(response)
-          })
-        }
-        return Effect.succeed(makeError({
-          code: "UNEXPECTED_RESPONSE",
-          message: `Unexpected response: HTTP ${response.status}, body ${shaped}`,
-          status: response.status,
-          requestId
-        }))
-      },
-      onFailure: (error) => classifyFailure(error, { requestId, response: state.response, documented })
-    }),
-    Effect.catchAllDefect((defect) => {
-      const { response } = state
-      if (response !== undefined) return unexpectedResponse({ requestId, response, documented }, "could not be decoded")
-      return Effect.succeed(makeError({
-        code: "NETWORK_ERROR",
-        message: `The request failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`,
-        requestId,
-        cause: defect
-      }))
+/** What the contract makes of a whole answer: the result of the attempt. */
+const settle = <A>(operation: Operation<A>, answer: Answer, context: AttemptContext): Outcome<A> => {
+  const decoded = operation.call.endpoint.decode(answer)
+  if (decoded._tag === "Failure") return backendError(decoded.error, context, answer)
+  if (decoded._tag === "Undocumented") {
+    return unexpectedResponse(context, answer, decoded.issue === undefined ? undefined : describeParseError(decoded.issue))
+  }
+  const shaped = operation.toData(decoded.value, answer)
+  if (typeof shaped === "string") {
+    return makeError({
+      code: "UNEXPECTED_RESPONSE",
+      message: `Unexpected response: HTTP ${answer.status}, body ${shaped}`,
+      status: answer.status,
+      requestId: context.requestId
     })
-  )
+  }
+  return { ok: true, data: shaped.data, status: answer.status, requestId: context.requestId, headers: answer.headers }
+}
+
+const messageOf = (cause: unknown) => (cause instanceof Error ? `: ${cause.message}` : "")
 
 /*
- * The retry loop, the per-attempt deadline and the caller's signal live in plain promise code:
- * each attempt is one Effect fiber, interrupted on timeout or abort (which aborts its fetch,
- * body included). Racing fibers inside Effect for this cost more than the request itself.
+ * One attempt: one `fetch` with its own AbortController, aborted on the per-attempt deadline or
+ * the caller's signal (which stops the body too). The answer is read whole, then decoded by the
+ * contract synchronously. Never rejects.
  */
-const attempt = <A>(
+const attempt = async <A>(
   runtime: Runtime,
   operation: Operation<A>,
   call: ResolvedCall,
   number: number
-): Promise<Attempted<A>> =>
-  new Promise((resolve) => {
-    const { requestId, signal } = call
-    const { apiKey, onEvent } = runtime.options
-    const state: CallState = {
-      headers: {
-        under: call.headers,
-        over: {
-          ...versionHeaders,
-          "x-request-id": requestId,
-          ...(apiKey !== undefined && operation.auth !== "none" ? { authorization: `Bearer ${apiKey}` } : {})
-        }
-      },
-      response: undefined
-    }
-    const base = { method: operation.method, path: operation.route, requestId, attempt: number }
-    if (onEvent !== undefined) emit(onEvent, { type: "request", ...base })
-    const started = performance.now()
-    let ended: "timeout" | "aborted" | undefined
-    const fiber = EffectRuntime.runFork(runtime.effect)(attemptEffect(runtime, operation, requestId, state))
-    const stop = (why: "timeout" | "aborted") => () => {
-      ended ??= why
-      fiber.unsafeInterruptAsFork(FiberId.none)
-    }
-    const onAbort = stop("aborted")
-    const timer = setTimeout(stop("timeout"), call.timeoutMs)
-    signal?.addEventListener("abort", onAbort, { once: true })
-    // The signal may have fired during the request event's handler.
-    if (signal?.aborted === true) onAbort()
-    fiber.addObserver((exit) => {
-      clearTimeout(timer)
-      signal?.removeEventListener("abort", onAbort)
-      const { response } = state
-      if (onEvent !== undefined && response !== undefined) {
-        emit(onEvent, {
-          type: "response",
-          ...base,
-          status: response.status,
-          durationMs: Math.round((performance.now() - started) * 1000) / 1000
-        })
-      }
-      const outcome: Outcome<A> | "aborted" = Exit.isSuccess(exit)
-        ? exit.value
-        : ended === "aborted"
-        ? "aborted"
-        : ended === "timeout"
-        ? makeError({
-          code: "TIMEOUT",
-          message: `The attempt took longer than ${call.timeoutMs} ms` +
-            (response === undefined ? "" : " (while reading the response body)"),
-          status: response?.status,
-          requestId
-        })
-        : makeError({ code: "NETWORK_ERROR", message: "The request was interrupted", requestId })
-      resolve({ outcome, response })
+): Promise<Attempted<A>> => {
+  const { requestId, signal } = call
+  const { apiKey, onEvent } = runtime.options
+  const { endpoint } = operation.call
+  const context: AttemptContext = { requestId, documented: documentedCodes(endpoint.method, endpoint.path) }
+  const base = { method: endpoint.method, path: endpoint.path, requestId, attempt: number }
+  if (onEvent !== undefined) emit(onEvent, { type: "request", ...base })
+  const prepared = endpoint.prepare(runtime.options.baseUrl, operation.call.parts)
+  if (Either.isLeft(prepared)) {
+    // Methods check their input first, so this is a last line of defence.
+    const outcome = makeError({ code: "INVALID_INPUT", message: `Invalid input: ${describeParseError(prepared.left)}` })
+    return { outcome, answer: undefined }
+  }
+  const request = prepared.right
+  const started = performance.now()
+  const controller = new AbortController()
+  let ended: "timeout" | "aborted" | undefined
+  const stop = (why: "timeout" | "aborted") => () => {
+    ended ??= why
+    controller.abort()
+  }
+  const onAbort = stop("aborted")
+  const timer = setTimeout(stop("timeout"), call.timeoutMs)
+  signal?.addEventListener("abort", onAbort, { once: true })
+  // The signal may have fired during the request event's handler.
+  if (signal?.aborted === true) onAbort()
+  let status: number | undefined
+  let answer: Answer | undefined
+  const interrupted = (): Outcome<A> | "aborted" =>
+    ended === "aborted" ? "aborted" : makeError({
+      code: "TIMEOUT",
+      message: `The attempt took longer than ${call.timeoutMs} ms` +
+        (status === undefined ? "" : " (while reading the response body)"),
+      status,
+      requestId
     })
-  })
+  try {
+    const headers = mergeHeaders(call.headers, request.headers, versionHeaders, {
+      "x-request-id": requestId,
+      ...(apiKey !== undefined && operation.auth !== "none" ? { authorization: `Bearer ${apiKey}` } : {})
+    })
+    let response: Response
+    try {
+      response = await (runtime.options.fetch ?? globalThis.fetch)(request.url, {
+        method: request.method,
+        headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
+        signal: controller.signal
+      })
+    } catch (cause) {
+      if (ended !== undefined) return { outcome: interrupted(), answer }
+      const outcome = makeError({
+        code: "NETWORK_ERROR",
+        message: `The request failed before a response arrived${messageOf(cause)}`,
+        requestId,
+        cause
+      })
+      return { outcome, answer }
+    }
+    status = response.status
+    const responseHeaders: Record<string, string> = {}
+    response.headers.forEach((value, name) => {
+      responseHeaders[name] = value
+    })
+    let body: Uint8Array
+    try {
+      body = new Uint8Array(await response.arrayBuffer())
+    } catch (cause) {
+      if (ended !== undefined) return { outcome: interrupted(), answer }
+      const outcome = makeError({
+        code: "NETWORK_ERROR",
+        message: "The connection failed while reading the response body",
+        status,
+        requestId,
+        cause
+      })
+      return { outcome, answer }
+    }
+    answer = { status, headers: responseHeaders, body }
+    try {
+      return { outcome: settle(operation, answer, context), answer }
+    } catch {
+      return { outcome: unexpectedResponse(context, answer, "could not be decoded"), answer }
+    }
+  } catch (defect) {
+    const outcome = makeError({
+      code: "NETWORK_ERROR",
+      message: `The request failed unexpectedly: ${defect instanceof Error ? defect.message : String(defect)}`,
+      requestId,
+      cause: defect
+    })
+    return { outcome, answer }
+  } finally {
+    clearTimeout(timer)
+    signal?.removeEventListener("abort", onAbort)
+    if (onEvent !== undefined && status !== undefined) {
+      emit(onEvent, {
+        type: "response",
+        ...base,
+        status,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000
+      })
+    }
+  }
+}
 
 /** Waits `ms`, or less when the signal aborts; resolves to whether it was aborted. */
 const wait = (ms: number, signal: AbortSignal | undefined): Promise<boolean> =>
@@ -191,14 +209,14 @@ export const run = async <A, C extends SvcErrorCode>(
   try {
     if (signal?.aborted === true) return failure(abortedError(signal, undefined)) as SvcResult<A, C>
     for (let number = 0;; number++) {
-      const { outcome, response } = await attempt(runtime, operation, call, number)
+      const { outcome, answer } = await attempt(runtime, operation, call, number)
       if (outcome === "aborted") return failure(abortedError(signal!, requestId)) as SvcResult<A, C>
       if (!(outcome instanceof SvcError)) return outcome as SvcResult<A, C>
-      const delayMs = nextDelay(outcome, response?.headers["retry-after"], number, call.retry)
+      const delayMs = nextDelay(outcome, answer?.headers["retry-after"], number, call.retry)
       if (delayMs === undefined) return failure(outcome) as SvcResult<A, C>
       emit(runtime.options.onEvent, {
         type: "retry",
-        path: operation.route,
+        path: operation.call.endpoint.path,
         attempt: number + 1,
         delayMs,
         error: outcome,

@@ -3,7 +3,8 @@ import type { SvcApiClient } from "../effect-client.js"
 import type { SvcResult } from "../result.js"
 import type { Runtime } from "../runner.js"
 import { checkPart, checkTypeList, endpointOf, objectIssue } from "../validate.js"
-import { defineMethod, type KeyCodesOf } from "./define.js"
+import { callMethod, type KeyCodesOf } from "./define.js"
+import { callOf } from "../transport.js"
 
 export interface ConsentCheckInput<T extends string = string> {
   /** The external user ID; only verified links count. */
@@ -32,11 +33,9 @@ export type ConsentCheckMethod = <const T extends string>(
 
 const check = endpointOf("consents", "check")
 
-export const consentMethods = (runtime: Runtime) => ({
-  check: defineMethod<[ConsentCheckInput], ConsentCheckData, ConsentCheckCode>(runtime, 1, {
-    name: "consents.check",
-    needsKey: true,
-    prepare: (input) => {
+export const consentMethods = (runtime: Runtime): { readonly check: ConsentCheckMethod } => ({
+  check: <const T extends string>(input: ConsentCheckInput<T>, options?: SvcCallOptions) =>
+    callMethod<ConsentCheckData<T>, ConsentCheckCode>(runtime, { name: "consents.check", needsKey: true }, options, () => {
       const shape = objectIssue(input, [], "externalId and types")
       if (shape.length > 0) return shape
       const typeIssues = checkTypeList(input.types, ["types"])
@@ -48,16 +47,16 @@ export const consentMethods = (runtime: Runtime) => ({
       ]
       if (issues.length > 0) return issues
       return {
-        method: "GET",
-        route: "/consents/check",
         auth: "required",
-        send: (api) => api.consents.check({ urlParams, withResponse: true }),
+        call: callOf("consents", "check", { urlParams }),
         toData: (value) => {
           const { results } = value as { readonly results: Readonly<Record<string, ConsentCheckResult>> }
           const missing = types.find((type) => !Object.hasOwn(results, type))
-          return missing === undefined ? { data: { results } } : `results: no entry for requested type ${missing}`
+          // Every requested type has its entry (checked just above), so the record is keyed by T.
+          return missing === undefined
+            ? { data: { results: results as ConsentCheckData<T>["results"] } }
+            : `results: no entry for requested type ${missing}`
         }
       }
-    }
-  }) as ConsentCheckMethod
+    })
 })

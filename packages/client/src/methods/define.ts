@@ -29,37 +29,35 @@ export type SuccessOf<F> = F extends (...args: never) => Effect.Effect<infer A, 
   ? Plain<Exclude<A, readonly [unknown, unknown]>>
   : never
 
-export interface MethodSpec<Args extends ReadonlyArray<unknown>, A> {
+export interface MethodSpec {
   /** `subjects.get`, for messages. */
   readonly name: string
   readonly needsKey: boolean
-  /** Checks the arguments (without call options) and describes the call, or returns the problems. */
-  readonly prepare: (...args: Args) => Operation<A> | ReadonlyArray<SvcIssue>
 }
 
+const isIssues = <A>(prepared: Operation<A> | ReadonlyArray<SvcIssue>): prepared is ReadonlyArray<SvcIssue> =>
+  Array.isArray(prepared)
+
 /**
- * A method: the arguments come first, the call options last (at index `arity`). Checks run in this
- * order and send nothing when they fail: API key, call options, arguments.
+ * One call of a method: `options` is the method's last argument, `prepare` checks the others and
+ * describes the call (or returns the problems). Checks run in this order and send nothing when
+ * they fail: API key, call options, arguments.
  */
-export const defineMethod = <Args extends ReadonlyArray<unknown>, A, C extends SvcErrorCode>(
+export const callMethod = <A, C extends SvcErrorCode>(
   runtime: Runtime,
-  arity: Args["length"],
-  spec: MethodSpec<Args, A>
-) =>
-(...args: ReadonlyArray<unknown>): Promise<SvcResult<A, C>> => {
+  spec: MethodSpec,
+  options: unknown,
+  prepare: () => Operation<A> | ReadonlyArray<SvcIssue>
+): Promise<SvcResult<A, C>> => {
   if (spec.needsKey && runtime.options.apiKey === undefined) {
     return Promise.resolve(missingApiKey(spec.name) as SvcResult<A, C>)
   }
   // Options and inputs with throwing getters or proxies: still a result, never a throw or rejection.
-  const resolved = guarded(["options"], () => resolveCall(args[arity], runtime.options), (issue) => ({
+  const resolved = guarded(["options"], () => resolveCall(options, runtime.options), (issue) => ({
     issues: [issue]
   }))
   if ("issues" in resolved) return Promise.resolve(invalidInput(resolved.issues) as SvcResult<A, C>)
-  const prepared = guarded<Operation<A> | ReadonlyArray<SvcIssue>>(
-    [],
-    () => spec.prepare(...(args.slice(0, arity) as unknown as Args)),
-    (issue) => [issue]
-  )
-  if (Array.isArray(prepared)) return Promise.resolve(invalidInput(firstPerPath(prepared)) as SvcResult<A, C>)
-  return run<A, C>(runtime, prepared as Operation<A>, resolved.call)
+  const prepared = guarded<Operation<A> | ReadonlyArray<SvcIssue>>([], prepare, (issue) => [issue])
+  if (isIssues(prepared)) return Promise.resolve(invalidInput(firstPerPath(prepared)) as SvcResult<A, C>)
+  return run<A, C>(runtime, prepared, resolved.call)
 }

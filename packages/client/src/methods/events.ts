@@ -4,7 +4,8 @@ import type { SvcIssue } from "../errors.js"
 import type { SvcResult } from "../result.js"
 import type { Runtime } from "../runner.js"
 import { checkPart, defined, endpointOf, objectIssue } from "../validate.js"
-import { defineMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
+import { callMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
+import { callOf } from "../transport.js"
 
 export interface ListDeliveriesInput {
   readonly status?: "pending" | "failed" | "delivered"
@@ -32,10 +33,8 @@ const list = endpointOf("events", "listDeliveries")
 const retry = endpointOf("events", "retryDelivery")
 
 export const eventMethods = (runtime: Runtime): EventMethods => ({
-  listDeliveries: defineMethod<[ListDeliveriesInput | undefined], DeliveryListData, DeliveryListCode>(runtime, 1, {
-    name: "events.listDeliveries",
-    needsKey: true,
-    prepare: (input) => {
+  listDeliveries: (input, options) =>
+    callMethod<DeliveryListData, DeliveryListCode>(runtime, { name: "events.listDeliveries", needsKey: true }, options, () => {
       if (input !== undefined) {
         const shape = objectIssue(input, [], "optional status, endpoint and limit")
         if (shape.length > 0) return shape
@@ -44,29 +43,21 @@ export const eventMethods = (runtime: Runtime): EventMethods => ({
       const issues: Array<SvcIssue> = checkPart(list.urlParamsSchema, urlParams)
       if (issues.length > 0) return issues
       return {
-        method: "GET",
-        route: "/events/deliveries",
         auth: "required",
-        send: (api) => api.events.listDeliveries({ urlParams, withResponse: true }),
+        call: callOf("events", "listDeliveries", { urlParams }),
         toData: (value) => ({ data: value as DeliveryListData })
       }
-    }
-  }),
-  retryDelivery: defineMethod<[string], DeliveryData, RetryDeliveryCode>(runtime, 1, {
-    name: "events.retryDelivery",
-    needsKey: true,
-    prepare: (id) => {
+    }),
+  retryDelivery: (id, options) =>
+    callMethod<DeliveryData, RetryDeliveryCode>(runtime, { name: "events.retryDelivery", needsKey: true }, options, () => {
       const issues: Array<SvcIssue> = typeof id === "string"
         ? checkPart(retry.pathSchema, { id })
         : [{ path: ["id"], message: "must be a string" }]
       if (issues.length > 0) return issues
       return {
-        method: "POST",
-        route: "/events/deliveries/:id/retry",
         auth: "required",
-        send: (api) => api.events.retryDelivery({ path: { id: encodeURIComponent(id) }, withResponse: true }),
+        call: callOf("events", "retryDelivery", { path: { id: encodeURIComponent(id) } }),
         toData: (value) => ({ data: value as DeliveryData })
       }
-    }
-  })
+    })
 })

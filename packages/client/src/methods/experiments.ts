@@ -6,7 +6,8 @@ import type { SvcResult } from "../result.js"
 import type { Runtime } from "../runner.js"
 import type { Path } from "../checks.js"
 import { checkPart, dateOrIso, defined, endpointOf, objectIssue } from "../validate.js"
-import { defineMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
+import { callMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
+import { callOf } from "../transport.js"
 
 export interface SummaryInput {
   /** A `Date` or ISO 8601 string; a date without a time covers the whole UTC day. */
@@ -38,10 +39,8 @@ const wireDate = (value: unknown, path: Path, issues: Array<SvcIssue>): string |
 }
 
 export const experimentMethods = (runtime: Runtime): ExperimentMethods => ({
-  summary: defineMethod<[string, SummaryInput | undefined], SummaryData, SummaryCode>(runtime, 2, {
-    name: "experiments.summary",
-    needsKey: true,
-    prepare: (id, input) => {
+  summary: (id, input, options) =>
+    callMethod<SummaryData, SummaryCode>(runtime, { name: "experiments.summary", needsKey: true }, options, () => {
       const issues: Array<SvcIssue> = typeof id === "string"
         ? checkPart(summary.pathSchema, { id })
         : [{ path: ["id"], message: "must be a string" }]
@@ -66,12 +65,9 @@ export const experimentMethods = (runtime: Runtime): ExperimentMethods => ({
       issues.push(...checkPart(summary.urlParamsSchema, urlParams).filter((i) => !["from", "to", "domain"].includes(String(i.path[0]))))
       if (issues.length > 0) return issues
       return {
-        method: "GET",
-        route: "/experiments/:id/summary",
         auth: "required",
-        send: (api) => api.experiments.summary({ path: { id: encodedId }, urlParams, withResponse: true }),
+        call: callOf("experiments", "summary", { path: { id: encodedId }, urlParams }),
         toData: (value) => ({ data: value as SummaryData })
       }
-    }
-  })
+    })
 })

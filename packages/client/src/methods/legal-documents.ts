@@ -4,7 +4,8 @@ import type { SvcIssue } from "../errors.js"
 import type { SvcResult } from "../result.js"
 import type { Runtime } from "../runner.js"
 import { checkJsonSafe, checkPart, dateOrIso, endpointOf, objectIssue } from "../validate.js"
-import { type CodesOf, defineMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
+import { type CodesOf, callMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
+import { callOf } from "../transport.js"
 
 export interface PublishInput {
   readonly version: string
@@ -48,10 +49,8 @@ const typeIssues = (type: unknown) =>
   typeof type === "string" ? checkPart(publish.pathSchema, { type }) : [{ path: ["type"], message: "must be a string" }]
 
 export const legalDocumentMethods = (runtime: Runtime): LegalDocumentMethods => ({
-  publish: defineMethod<[string, PublishInput], PublishData, PublishCode>(runtime, 2, {
-    name: "legalDocuments.publish",
-    needsKey: true,
-    prepare: (type, input) => {
+  publish: (type, input, options) =>
+    callMethod<PublishData, PublishCode>(runtime, { name: "legalDocuments.publish", needsKey: true }, options, () => {
       const issues: Array<SvcIssue> = typeIssues(type)
       const shape = objectIssue(input, [], "version, hash and effectiveDate")
       if (shape.length > 0) return [...issues, ...shape]
@@ -61,45 +60,31 @@ export const legalDocumentMethods = (runtime: Runtime): LegalDocumentMethods => 
       issues.push(...checkPart(publish.payloadSchema, payload).filter((issue) => issue.path[0] !== "effectiveDate"))
       if (issues.length > 0) return issues
       return {
-        method: "PUT",
-        route: "/legal-documents/:type/current",
         auth: "required",
-        send: (api) =>
-          api.legalDocuments.publish({ path: { type }, payload: payload as typeof payload & { effectiveDate: Date }, withResponse: true }),
+        call: callOf("legalDocuments", "publish", { path: { type }, payload: payload as typeof payload & { effectiveDate: Date } }),
         toData: (value) => ({ data: value as PublishData })
       }
-    }
-  }),
+    }),
 
-  current: defineMethod<[string], CurrentLegalDocumentData, CurrentLegalDocumentCode>(runtime, 1, {
-    name: "legalDocuments.current",
-    needsKey: false,
-    prepare: (type) => {
+  current: (type, options) =>
+    callMethod<CurrentLegalDocumentData, CurrentLegalDocumentCode>(runtime, { name: "legalDocuments.current", needsKey: false }, options, () => {
       const issues = typeIssues(type)
       if (issues.length > 0) return issues
       return {
-        method: "GET",
-        route: "/legal-documents/:type/current",
         auth: "none",
-        send: (api) => api.legalDocuments.current({ path: { type }, withResponse: true }),
+        call: callOf("legalDocuments", "current", { path: { type } }),
         toData: (value) => ({ data: value as CurrentLegalDocumentData })
       }
-    }
-  }),
+    }),
 
-  list: defineMethod<[string], LegalDocumentListData, LegalDocumentListCode>(runtime, 1, {
-    name: "legalDocuments.list",
-    needsKey: true,
-    prepare: (type) => {
+  list: (type, options) =>
+    callMethod<LegalDocumentListData, LegalDocumentListCode>(runtime, { name: "legalDocuments.list", needsKey: true }, options, () => {
       const issues = typeIssues(type)
       if (issues.length > 0) return issues
       return {
-        method: "GET",
-        route: "/legal-documents/:type",
         auth: "required",
-        send: (api) => api.legalDocuments.list({ path: { type }, withResponse: true }),
+        call: callOf("legalDocuments", "list", { path: { type } }),
         toData: (value) => ({ data: value as LegalDocumentListData })
       }
-    }
-  })
+    })
 })

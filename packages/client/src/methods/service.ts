@@ -4,7 +4,8 @@ import type { SvcIssue } from "../errors.js"
 import type { SvcResult } from "../result.js"
 import type { Runtime } from "../runner.js"
 import { checkHeaderInput, checkPart, defined, endpointOf, objectIssue } from "../validate.js"
-import { type CodesOf, defineMethod, type SuccessOf } from "./define.js"
+import { type CodesOf, callMethod, type SuccessOf } from "./define.js"
+import { callOf } from "../transport.js"
 
 type Policy = SvcApiClient["policy"]
 
@@ -48,22 +49,15 @@ export interface ServiceMethods {
 const manifest = endpointOf("policy", "manifest")
 
 export const serviceMethods = (runtime: Runtime): ServiceMethods => ({
-  status: defineMethod<[], StatusData, StatusCode>(runtime, 0, {
-    name: "status",
-    needsKey: false,
-    prepare: () => ({
-      method: "GET",
-      route: "/status",
+  status: (options) =>
+    callMethod<StatusData, StatusCode>(runtime, { name: "status", needsKey: false }, options, () => ({
       auth: "none",
-      send: (api) => api.status.status({ withResponse: true }),
+      call: callOf("status", "status", {}),
       toData: (value) => ({ data: value as StatusData })
-    })
-  }),
+    })),
 
-  init: defineMethod<[InitInput | undefined], InitData, InitCode>(runtime, 1, {
-    name: "init",
-    needsKey: false,
-    prepare: (input = {}) => {
+  init: (input = {}, options) =>
+    callMethod<InitData, InitCode>(runtime, { name: "init", needsKey: false }, options, () => {
       const shape = objectIssue(input, [], "optional language, country, region and gpc")
       if (shape.length > 0) return shape
       const issues: Array<SvcIssue> = [
@@ -82,19 +76,14 @@ export const serviceMethods = (runtime: Runtime): ServiceMethods => ({
         "x-svc-gpc": input.gpc === undefined ? undefined : input.gpc ? "1" : "0"
       })
       return {
-        method: "GET",
-        route: "/init",
         auth: "none",
-        send: (api) => api.policy.init({ urlParams: {}, headers, withResponse: true }),
+        call: callOf("policy", "init", { urlParams: {}, headers }),
         toData: (value) => ({ data: value as InitData })
       }
-    }
-  }),
+    }),
 
-  manifest: defineMethod<[ManifestInput | undefined], ManifestData, ManifestCode>(runtime, 1, {
-    name: "manifest",
-    needsKey: false,
-    prepare: (input = {}) => {
+  manifest: (input = {}, options) =>
+    callMethod<ManifestData, ManifestCode>(runtime, { name: "manifest", needsKey: false }, options, () => {
       const shape = objectIssue(input, [], "optional language and ifNoneMatch")
       if (shape.length > 0) return shape
       const urlParams = defined({ language: input.language })
@@ -105,10 +94,8 @@ export const serviceMethods = (runtime: Runtime): ServiceMethods => ({
       if (issues.length > 0) return issues
       const headers = defined({ "if-none-match": input.ifNoneMatch })
       return {
-        method: "GET",
-        route: "/manifest",
         auth: "none",
-        send: (api) => api.policy.manifest({ urlParams, headers, withResponse: true }),
+        call: callOf("policy", "manifest", { urlParams, headers }),
         toData: (value, response) => {
           const etag = response.headers["etag"] ?? null
           if (response.status === 304) return { data: { status: "not-modified", etag: etag ?? input.ifNoneMatch ?? null } }
@@ -117,6 +104,5 @@ export const serviceMethods = (runtime: Runtime): ServiceMethods => ({
             : { data: { status: "modified", manifest: value as Manifest, etag } }
         }
       }
-    }
-  })
+    })
 })

@@ -3,7 +3,8 @@ import type { SvcApiClient } from "../effect-client.js"
 import type { SvcResult } from "../result.js"
 import type { Runtime } from "../runner.js"
 import { checkJsonSafe, checkPart, checkTypeList, defined, endpointOf, objectIssue } from "../validate.js"
-import { type CodesOf, defineMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
+import { type CodesOf, callMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
+import { callOf } from "../transport.js"
 import { prepareCreate, type SaveConsentInput } from "./subjects-create.js"
 
 type Subjects = SvcApiClient["subjects"]
@@ -100,10 +101,8 @@ const subjectPath = (id: unknown, schema: typeof endpoints.get.pathSchema) =>
   typeof id === "string" ? checkPart(schema, { id }) : [{ path: ["id"], message: "must be a string" }]
 
 export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
-  identify: defineMethod<[string, IdentifyInput], IdentifyData, IdentifyCode>(runtime, 2, {
-    name: "subjects.identify",
-    needsKey: false,
-    prepare: (id, input) => {
+  identify: (id, input, options) =>
+    callMethod<IdentifyData, IdentifyCode>(runtime, { name: "subjects.identify", needsKey: false }, options, () => {
       const shape = objectIssue(input, [], "externalId")
       const pathIssues = subjectPath(id, endpoints.identify.pathSchema)
       if (shape.length > 0) return [...pathIssues, ...shape]
@@ -115,19 +114,14 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
       const issues = [...pathIssues, ...checkJsonSafe(input), ...checkPart(endpoints.identify.payloadSchema, payload)]
       if (issues.length > 0) return issues
       return {
-        method: "PATCH",
-        route: "/subjects/:id",
         auth: "verify",
-        send: (api) => api.subjects.identify({ path: { id: id as never }, payload: payload as never, withResponse: true }),
+        call: callOf("subjects", "identify", { path: { id }, payload }),
         toData: (value) => ({ data: value as IdentifyData })
       }
-    }
-  }),
+    }),
 
-  get: defineMethod<[string, GetSubjectInput | undefined], SubjectData, GetSubjectCode>(runtime, 2, {
-    name: "subjects.get",
-    needsKey: false,
-    prepare: (id, input) => {
+  get: (id, input, options) =>
+    callMethod<SubjectData, GetSubjectCode>(runtime, { name: "subjects.get", needsKey: false }, options, () => {
       const issues = subjectPath(id, endpoints.get.pathSchema)
       if (input !== undefined) issues.push(...objectIssue(input, [], "optional types"))
       const types = input?.types
@@ -135,63 +129,46 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
       if (issues.length > 0) return issues
       const urlParams = types === undefined ? {} : { type: types.join(",") }
       return {
-        method: "GET",
-        route: "/subjects/:id",
         auth: "none",
-        send: (api) => api.subjects.get({ path: { id: id as never }, urlParams, withResponse: true }),
+        call: callOf("subjects", "get", { path: { id }, urlParams }),
         toData: (value) => ({ data: value as SubjectData })
       }
-    }
-  }),
+    }),
 
-  create: defineMethod<[SaveConsentInput], CreateConsentData, CreateConsentCode>(runtime, 1, {
-    name: "subjects.create",
-    needsKey: false,
-    prepare: (input) => {
+  create: (input, options) =>
+    callMethod<CreateConsentData, CreateConsentCode>(runtime, { name: "subjects.create", needsKey: false }, options, () => {
       const prepared = prepareCreate(input)
       if (Array.isArray(prepared)) return prepared
       const payload = prepared
       return {
-        method: "POST",
-        route: "/subjects",
         auth: "verify",
-        send: (api) => api.subjects.create({ payload: payload as never, withResponse: true }),
+        call: callOf("subjects", "create", { payload }),
         toData: (value) => ({ data: value as CreateConsentData })
       }
-    }
-  }),
+    }),
 
-  list: defineMethod<[ListSubjectsInput], SubjectListData, ListSubjectsCode>(runtime, 1, {
-    name: "subjects.list",
-    needsKey: true,
-    prepare: (input) => {
+  list: (input, options) =>
+    callMethod<SubjectListData, ListSubjectsCode>(runtime, { name: "subjects.list", needsKey: true }, options, () => {
       const shape = objectIssue(input, [], "externalId")
       if (shape.length > 0) return shape
       const urlParams = { externalId: input.externalId }
       const issues = checkPart(endpoints.list.urlParamsSchema, urlParams)
       if (issues.length > 0) return issues
       return {
-        method: "GET",
-        route: "/subjects",
         auth: "required",
-        send: (api) => api.subjects.list({ urlParams, withResponse: true }),
+        call: callOf("subjects", "list", { urlParams }),
         toData: (value) => ({ data: value as SubjectListData })
       }
-    }
-  }),
+    }),
 
-  export: defineMethod<[SubjectExportTarget], SubjectExportData, SubjectExportCode>(runtime, 1, {
-    name: "subjects.export",
-    needsKey: true,
-    prepare: (target) => {
+  export: (target, options) =>
+    callMethod<SubjectExportData, SubjectExportCode>(runtime, { name: "subjects.export", needsKey: true }, options, () => {
       if (typeof target === "string") {
         const issues = subjectPath(target, endpoints.exportSubject.pathSchema)
         if (issues.length > 0) return issues
         return {
-          method: "GET",
-          route: "/subjects/:id/export",
           auth: "required",
-          send: (api) => api.records.exportSubject({ path: { id: target as never }, withResponse: true }),
+          call: callOf("records", "exportSubject", { path: { id: target } }),
           toData: (value) => ({ data: value as SubjectExportData })
         }
       }
@@ -201,27 +178,20 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
       const issues = checkPart(endpoints.exportByExternalId.urlParamsSchema, urlParams)
       if (issues.length > 0) return issues
       return {
-        method: "GET",
-        route: "/subjects/export",
         auth: "required",
-        send: (api) => api.records.exportByExternalId({ urlParams, withResponse: true }),
+        call: callOf("records", "exportByExternalId", { urlParams }),
         toData: (value) => ({ data: value as SubjectExportData })
       }
-    }
-  }),
+    }),
 
-  erase: defineMethod<[SubjectExportTarget], ErasureData, ErasureCode>(runtime, 1, {
-    name: "subjects.erase",
-    needsKey: true,
-    prepare: (target) => {
+  erase: (target, options) =>
+    callMethod<ErasureData, ErasureCode>(runtime, { name: "subjects.erase", needsKey: true }, options, () => {
       if (typeof target === "string") {
         const issues = subjectPath(target, endpoints.eraseSubject.pathSchema)
         if (issues.length > 0) return issues
         return {
-          method: "DELETE",
-          route: "/subjects/:id",
           auth: "required",
-          send: (api) => api.records.eraseSubject({ path: { id: target as never }, withResponse: true }),
+          call: callOf("records", "eraseSubject", { path: { id: target } }),
           toData: (value) => ({ data: value as ErasureData })
         }
       }
@@ -231,12 +201,9 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
       const issues = checkPart(endpoints.eraseByExternalId.urlParamsSchema, urlParams)
       if (issues.length > 0) return issues
       return {
-        method: "DELETE",
-        route: "/subjects",
         auth: "required",
-        send: (api) => api.records.eraseByExternalId({ urlParams, withResponse: true }),
+        call: callOf("records", "eraseByExternalId", { urlParams }),
         toData: (value) => ({ data: value as ErasureData })
       }
-    }
-  })
+    })
 })
