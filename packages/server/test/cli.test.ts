@@ -1,3 +1,4 @@
+import Database from "better-sqlite3"
 import { writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -137,5 +138,72 @@ describe("svc migrate, spec and token", () => {
     const missing = await run(["token", "identity"], cwd)
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain("--sub ID is required")
+  })
+})
+
+describe("svc purge", () => {
+  it("applies the retention rules once to the configured database and logs one line", async () => {
+    const cwd = tempDir()
+    const key = "purge-cli-key-0123456789abcdef"
+    writeFileSync(join(cwd, "svc.config.json"), JSON.stringify({
+      database: { dialect: "sqlite", url: "./purge.db" },
+      apiKeys: [key],
+      retention: { ipAddressDays: 30, recordDays: 400 }
+    }))
+    const { url, child } = await serve(cwd)
+    const day = 86_400_000
+    const saveAt = async (daysAgo: number) => {
+      const subjectId = `sub_purge_cli_${daysAgo}_${Date.now().toString(36)}`
+      const response = await fetch(`${url}/subjects`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          type: "cookie_banner",
+          domain: "example.com",
+          subjectId,
+          givenAt: Date.now() - daysAgo * day,
+          preferences: { necessary: true, measurement: true }
+        })
+      })
+      expect(response.status).toBe(200)
+      return subjectId
+    }
+    const old = await saveAt(500)
+    const middle = await saveAt(45)
+    const fresh = await saveAt(0)
+    child.removeAllListeners("exit")
+    const stopped = new Promise((resolve) => child.on("exit", resolve))
+    child.kill("SIGTERM")
+    await stopped
+
+    const db = new Database(join(cwd, "purge.db"), { readonly: true })
+    const ipOf = (subjectId: string) =>
+      (db.prepare("SELECT ip_address FROM svc_consents WHERE subject_id = ?").get(subjectId) as { ip_address: string | null })
+        .ip_address
+    try {
+      expect(ipOf(middle)).not.toBeNull()
+      const result = await run(["purge"], cwd)
+      expect(result.code).toBe(0)
+      expect(result.stderr).toBe("")
+      const lines = result.stdout.trim().split("\n")
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toContain(
+        "retention: 2 IP addresses cleared, 0 user agents cleared, 1 records retired, 1 choices expired, 1 idle subjects deleted"
+      )
+      // the 500-day record is anonymous proof now, its subject gone; the others keep their subjects
+      expect(db.prepare("SELECT COUNT(*) AS n FROM svc_consents WHERE subject_id = 'retired'").get()).toEqual({ n: 1 })
+      expect(db.prepare("SELECT id FROM svc_subjects ORDER BY id").all()).toEqual([{ id: fresh }, { id: middle }].sort((a, b) =>
+        a.id < b.id ? -1 : 1
+      ))
+      expect(db.prepare("SELECT COUNT(*) AS n FROM svc_consents WHERE subject_id = ?").get(old)).toEqual({ n: 0 })
+      expect(ipOf(middle)).toBeNull()
+      expect(ipOf(fresh)).not.toBeNull()
+      // a second run finds nothing left to do
+      expect((await run(["purge"], cwd)).stdout).toContain(
+        "retention: 0 IP addresses cleared, 0 user agents cleared, 0 records retired, 0 choices expired, 0 idle subjects deleted"
+      )
+    } finally {
+      db.close()
+    }
   })
 })
