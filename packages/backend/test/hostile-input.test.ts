@@ -82,7 +82,7 @@ const probe = async (server: TestServer, target: RouteTarget, request: HostileRe
     })
     text = await response.text()
   } catch (error) {
-    throw new Error(`no complete answer within ${REQUEST_TIMEOUT_MS} ms (${String(error)}) to ${describeRequest(request)}`)
+    throw new Error(`no complete answer within ${REQUEST_TIMEOUT_MS} ms (${String(error)}) to ${describeRequest(request)}`, { cause: error })
   }
   const fail = (what: string) => {
     throw new Error(`${what}\n  request: ${describeRequest(request)}\n  answer: ${response.status} ${clip(text, 600)}`)

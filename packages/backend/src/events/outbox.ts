@@ -71,7 +71,7 @@ export class EventOutbox extends Effect.Service<EventOutbox>()("@svc/backend/Eve
     const wanted = (type: SvcEventType) => endpointsFor(type).length > 0
 
     /** Writes one event; `orderKey` groups the events whose order is kept (a subject's). */
-    const append = <S extends Schema.Schema<any, any, never>>(
+    const append = <S extends Schema.Schema.AnyNoContext>(
       schema: S,
       type: SvcEventType,
       orderKey: string,

@@ -137,7 +137,7 @@ export const InsightRoutesLive = Layer.unwrapEffect(
       const request = yield* HttpServerRequest.HttpServerRequest
       const origin = request.headers.origin
       const host = request.headers.host
-      let sameOrigin = false
+      let sameOrigin: boolean
       try {
         sameOrigin = origin !== undefined && host !== undefined && new URL(origin).host === host
       } catch {

@@ -1,5 +1,4 @@
-import type { PolicyModel, PolicyPack, PolicyRule, Translations } from "@svc/schema"
-import type { Manifest } from "@svc/schema"
+import type { Manifest, PolicyModel, PolicyPack, PolicyRule, Translations } from "@svc/schema"
 import { Effect } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { digest } from "./canonical.js"

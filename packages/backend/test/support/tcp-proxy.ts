@@ -1,5 +1,4 @@
-import { createServer, connect, type Server, type Socket } from "node:net"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, createServer, connect, type Server, type Socket } from "node:net"
 
 /**
  * A TCP proxy on a fixed local port in front of `target` (host:port) that can be stopped and
