@@ -21,7 +21,7 @@ export const demoSigningKey = (databaseUrl: string): string => {
     // `wx`: two servers starting at once on the same file never write two different keys.
     writeFileSync(path, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" })
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new Error(`cannot write the demo signing key ${path}: ${(error as Error).message}`)
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new Error(`cannot write the demo signing key ${path}: ${(error as Error).message}`, { cause: error })
   }
   const key = readFileSync(path, "utf8").trim()
   if (Buffer.byteLength(key) < 32) throw new Error(`${path} holds no usable signing key; delete it to generate a new one`)

@@ -113,6 +113,7 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
     pipeline = await runtime.runPromise(Pipeline)
   } catch (error) {
     await shutdownApp().catch(() => undefined)
+    // eslint-disable-next-line preserve-caught-error -- the driver's error may quote the database password; this message is scrubbed of it
     throw new Error(describeStartupFailure(error, options))
   }
   const server = createServer({ keepAliveTimeout: 5_000 }, withInitFastPath(`${basePath}/init`, initFastPath, pipeline))
@@ -121,7 +122,7 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
     await listen(server, port, host)
   } catch (error) {
     await shutdownApp().catch(() => undefined)
-    throw new Error(listenFailure(error, host, port))
+    throw new Error(listenFailure(error, host, port), { cause: error })
   }
   const address = server.address() as AddressInfo
   const boundHost = address.family === "IPv6" ? `[${address.address}]` : address.address

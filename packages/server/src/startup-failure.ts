@@ -46,7 +46,7 @@ const driverReason = (cause: unknown): string => {
 /** A password from the database URL never reaches a message, whatever the driver wrote. */
 const withoutPassword = (text: string, database: SvcOptions["database"]): string => {
   if ("layer" in database || database.dialect === "sqlite") return text
-  let password = ""
+  let password: string
   try {
     password = new URL(database.url).password
   } catch {
