@@ -20,7 +20,7 @@ export const endpointOf = (group: string, name: string): HttpApiEndpoint.HttpApi
   return endpoint
 }
 
-type AnySchema = Schema.Schema<any, any, any>
+type AnySchema = Schema.Schema.Any
 
 /** Validates the decoded (type-side) value of one request part; `remap` turns schema paths into argument paths. */
 export const checkPart = (

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { createSvcClient, SvcConfigurationError, type SvcClient, type SvcResult } from "../src/index.js"
+import { createSvcClient, type SvcClient, type SvcResult } from "../src/index.js"
 import { statusBody, subjectId } from "./support/fixtures.js"
 import { type FakeServer, reply, startFakeServer } from "./support/fake-server.js"
 import { configError } from "./support/config-error.js"
