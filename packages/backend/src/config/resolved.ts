@@ -52,7 +52,7 @@ export interface ResolvedConfig {
     readonly iabPath: string
     readonly backendURL: string | undefined
     readonly config: Readonly<Record<string, unknown>>
-    readonly bundles: { readonly full?: string; readonly headless?: string; readonly iab?: string }
+    readonly bundles: { readonly full?: string | undefined; readonly headless?: string | undefined; readonly iab?: string | undefined }
   }
   /** `undefined` when `rateLimit` is not configured: nothing is limited. */
   readonly rateLimit: ResolvedRateLimit | undefined

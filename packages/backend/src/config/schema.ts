@@ -1,151 +1,395 @@
-import { ManifestOptions } from "@svc/schema"
+import type { SqlClient } from "@effect/sql"
+import { ManifestOptions, type SessionReport, SvcEventType } from "@svc/schema"
 import { Layer, Schema } from "effect"
+import type { EventSinks } from "../events/sinks.js"
+import { DIALECTS } from "./database-options.js"
+import { normalizeOrigin } from "./origins.js"
 
 /*
- * The structural shape of the options, used only to validate what a user wrote (unknown keys,
- * wrong types). Defaults are applied in `resolve.ts`; cross-field rules live in `validate.ts`.
+ * The options, written once: the public option types (`options.ts`) are this schema's encoded
+ * side, and validating options is decoding them with it (`validate.ts`), which also applies the
+ * defaults. A rule on one value or one block lives here, next to the field, with its message;
+ * only rules across blocks (and the database wording) live in `validate.ts`. Messages never
+ * quote a value that may be a secret.
  */
 
-const Fn = Schema.declare((u): u is (...args: ReadonlyArray<unknown>) => unknown => typeof u === "function", {
-  identifier: "function"
-})
-const AnyLayer = Schema.declare((u): u is Layer.Layer<unknown, unknown, unknown> => Layer.isLayer(u), {
-  identifier: "Layer"
-})
+/** A message that replaces every finer one the schema would give for this value. */
+const says = (message: string) => () => ({ message, override: true })
+const got = (actual: unknown) => actual === null ? "null" : typeof actual
+
+const declared = <A>(guard: (u: unknown) => u is A, identifier: string) => Schema.declare(guard, { identifier })
+const AnyLayer = <A>() => declared((u): u is A => Layer.isLayer(u), "Layer")
+
 const Seconds = Schema.Int.pipe(Schema.nonNegative())
+const Positive = Schema.Int.pipe(Schema.positive())
 const Path = Schema.String.pipe(Schema.startsWith("/"))
 /** A retention window: whole days, at least one, at most a hundred years. */
 const RetentionDays = Schema.Int.pipe(Schema.between(1, 36_500))
+const NonEmpty = Schema.String.pipe(Schema.minLength(1, { message: () => "must be a non-empty string" }))
+const PositiveInteger = Schema.Number.pipe(Schema.filter((n) => Number.isSafeInteger(n) && n > 0)).annotations({
+  message: says("must be a positive integer")
+})
+const byteLength = (s: string) => new TextEncoder().encode(s).length
+const MIN_KEY_BYTES = 32
 
-export const DatabaseOptionsSchema = Schema.Union(
+export const SqlDialect = Schema.Literal(...DIALECTS)
+
+/** A connection svc opens itself, or an `SqlClient` layer the host application owns. */
+export const DatabaseOptions = Schema.Union(
   Schema.Struct({
-    dialect: Schema.Literal("sqlite", "postgres", "mysql"),
+    dialect: SqlDialect,
+    /** Postgres/MySQL connection URL; for SQLite a file path or `:memory:`. */
     url: Schema.String.pipe(Schema.minLength(1)),
+    /** Postgres only: the schema svc's tables live in (created by the migrations). */
     schema: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/)))
   }),
-  Schema.Struct({ layer: AnyLayer })
+  Schema.Struct({ layer: AnyLayer<Layer.Layer<SqlClient.SqlClient, unknown>>() })
 )
 
-const RateLimitRule = Schema.Struct({
-  limit: Schema.Int.pipe(Schema.positive()),
-  windowSeconds: Schema.optional(Schema.Int.pipe(Schema.positive()))
+const TenantId = Schema.String.annotations({ message: (issue) => `must be a string (got ${got(issue.actual)})` }).pipe(
+  Schema.filter((s) => s.trim() !== "" || "must not be empty"),
+  Schema.filter((s) => s.trim() === s || "must not start or end with white space"),
+  Schema.filter((s) => s.length <= 255 || "at most 255 characters")
+)
+
+export const Hosting = Schema.Literal("self-hosted", "managed").annotations({
+  message: (issue) => ({ message: `must be "self-hosted" or "managed" (got ${JSON.stringify(issue.actual)})`, override: true })
 })
 
+const BasePath = Schema.String.pipe(Schema.filter((path) => {
+  const trimmed = path.replace(/\/+$/, "")
+  return trimmed === "" || /^(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+$/.test(trimmed) ||
+    `must be a path such as "/api/svc" (got ${JSON.stringify(path)})`
+}))
+
+const TrustedOrigin = Schema.String.pipe(Schema.filter((entry) =>
+  normalizeOrigin(entry) !== undefined || `not a host, host:port, *.domain or * (got ${JSON.stringify(entry)})`
+))
+
+const ApiKey = Schema.String.pipe(Schema.filter((key) =>
+  (key.trim() !== "" && key.trim() === key) || "must be a non-empty string without surrounding white space"
+))
+
+const SigningKey = Schema.String.pipe(Schema.filter((key) => byteLength(key) >= MIN_KEY_BYTES || `must be at least ${MIN_KEY_BYTES} bytes`))
+
 const SigningFields = {
-  signingKey: Schema.String,
+  signingKey: SigningKey,
   issuer: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   audience: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
 }
 
-export const OptionsSchema = Schema.Struct({
-  database: DatabaseOptionsSchema,
-  basePath: Schema.optional(Schema.String),
-  trustedOrigins: Schema.optional(Schema.Array(Schema.String)),
-  tenantId: Schema.optional(Schema.Unknown),
-  requireTenantId: Schema.optional(Schema.Boolean),
-  hosting: Schema.optional(Schema.Unknown),
-  manifest: Schema.optional(Schema.Unknown),
-  manifestCache: Schema.optional(Schema.Struct({
-    sMaxAge: Schema.optional(Seconds),
-    staleWhileRevalidate: Schema.optional(Seconds)
-  })),
-  apiKeys: Schema.optional(Schema.Array(Schema.String)),
-  policySnapshot: Schema.optional(Schema.Struct({
-    ...SigningFields,
-    ttlSeconds: Schema.optional(Schema.Int.pipe(Schema.positive())),
-    replayWindowSeconds: Schema.optional(Seconds)
-  })),
-  identityToken: Schema.optional(Schema.Struct(SigningFields)),
-  legalDocumentSnapshot: Schema.optional(Schema.Struct({
-    ...SigningFields,
-    ttlSeconds: Schema.optional(Schema.Int.pipe(Schema.positive()))
-  })),
-  gvl: Schema.optional(Schema.Struct({
-    enabled: Schema.optional(Schema.Boolean),
-    endpoint: Schema.optional(Schema.String.pipe(Schema.pattern(/^https?:\/\//))),
-    file: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
-    vendorIds: Schema.optional(Schema.Array(Schema.Int.pipe(Schema.positive()))),
-    refreshIntervalSeconds: Schema.optional(Schema.Int.pipe(Schema.positive())),
-    timeoutMs: Schema.optional(Schema.Int.pipe(Schema.positive()))
-  })),
-  ipAddress: Schema.optional(Schema.Struct({
-    tracking: Schema.optional(Schema.Boolean),
-    masking: Schema.optional(Schema.Boolean),
-    ipAddressHeaders: Schema.optional(Schema.Array(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9-]+$/))))
-  })),
-  openapi: Schema.optional(Schema.Struct({
-    enabled: Schema.optional(Schema.Boolean),
-    specPath: Schema.optional(Path),
-    title: Schema.optional(Schema.String),
-    basePath: Schema.optional(Schema.String)
-  })),
-  script: Schema.optional(Schema.Struct({
-    enabled: Schema.optional(Schema.Boolean),
-    path: Schema.optional(Path),
-    headlessPath: Schema.optional(Path),
-    iabPath: Schema.optional(Path),
-    backendURL: Schema.optional(Schema.String.pipe(Schema.pattern(/^(https?:\/\/|\/)/))),
-    config: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-    bundles: Schema.optional(Schema.Struct({
-      full: Schema.optional(Schema.String),
-      headless: Schema.optional(Schema.String),
-      iab: Schema.optional(Schema.String)
-    }))
-  })),
-  retention: Schema.optional(Schema.Struct({
-    ipAddressDays: Schema.optional(RetentionDays),
-    userAgentDays: Schema.optional(RetentionDays),
-    recordDays: Schema.optional(RetentionDays),
-    intervalMinutes: Schema.optional(Schema.Int.pipe(Schema.between(1, 10_080)))
-  })),
-  rateLimit: Schema.optional(Schema.Struct({
-    // Checked in `rate-limit.ts`, which never repeats the URL (it may hold a password).
-    store: Schema.optional(Schema.Unknown),
-    publicWrites: Schema.optional(Schema.Union(RateLimitRule, Schema.Literal(false))),
-    admin: Schema.optional(Schema.Union(RateLimitRule, Schema.Literal(false))),
-    init: Schema.optional(RateLimitRule),
-    manifest: Schema.optional(RateLimitRule),
-    scripts: Schema.optional(RateLimitRule)
-  })),
-  // Checked in `events.ts`, which never repeats a secret.
-  webhooks: Schema.optional(Schema.Array(Schema.Struct({
-    id: Schema.String,
-    url: Schema.String,
-    secret: Schema.String,
-    events: Schema.optional(Schema.Array(Schema.String))
-  }))),
-  events: Schema.optional(Schema.Struct({
-    nats: Schema.optional(Schema.Struct({ servers: Schema.Union(Schema.String, Schema.Array(Schema.String)), subject: Schema.String })),
-    sinks: Schema.optional(AnyLayer),
-    delivery: Schema.optional(Schema.Struct({
-      enabled: Schema.optional(Schema.Boolean),
-      pollIntervalMs: Schema.optional(Schema.Number),
-      timeoutMs: Schema.optional(Schema.Number),
-      leaseMs: Schema.optional(Schema.Number),
-      batchSize: Schema.optional(Schema.Number),
-      keepDeliveredMs: Schema.optional(Schema.Number),
-      retry: Schema.optional(Schema.Struct({
-        baseDelayMs: Schema.optional(Schema.Number),
-        maxDelayMs: Schema.optional(Schema.Number),
-        giveUpAfterMs: Schema.optional(Schema.Number)
-      }))
-    }))
-  })),
-  // Cross-field rules in `telemetry.ts`; header values are never repeated (they may hold tokens).
-  telemetry: Schema.optional(Schema.Struct({
-    serviceName: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
-    otlp: Schema.optional(Schema.Struct({
-      url: Schema.String,
-      headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
-    })),
-    prometheus: Schema.optional(Schema.Struct({ path: Schema.optional(Path) }))
-  })),
-  version: Schema.optional(Schema.String),
-  observability: Schema.optional(Schema.Struct({
-    requests: Schema.optional(Schema.Literal("all", "warnings", "errors", "none")),
-    format: Schema.optional(Schema.Literal("logfmt", "json", "pretty"))
-  })),
-  sessions: Schema.optional(Schema.Struct({ onReport: Schema.optional(Fn) }))
+export const PolicySnapshotOptions = Schema.Struct({
+  ...SigningFields,
+  ttlSeconds: Schema.optional(Positive),
+  replayWindowSeconds: Schema.optional(Seconds)
 })
 
-export { ManifestOptions }
+export const IdentityTokenOptions = Schema.Struct(SigningFields)
+
+export const LegalDocumentSnapshotOptions = Schema.Struct({
+  ...SigningFields,
+  ttlSeconds: Schema.optional(Positive)
+})
+
+const NotHere = (message: string) => Schema.optional(Schema.Never.annotations({ message: () => message }))
+
+/** The authored manifest; its tenant and hosting are the instance's own options. */
+const InstanceManifest = Schema.Struct({
+  ...ManifestOptions.fields,
+  tenantId: NotHere("not supported; set the instance's tenantId instead"),
+  hosting: NotHere("not supported; set the instance's hosting instead")
+})
+
+export const ManifestCacheOptions = Schema.Struct({
+  sMaxAge: Schema.optional(Seconds),
+  staleWhileRevalidate: Schema.optional(Seconds)
+})
+
+export const GvlOptions = Schema.Struct({
+  /** `false` declines; writing the block opts in. */
+  enabled: Schema.optional(Schema.Boolean),
+  /** URL of a GVL JSON document (v3 shape). Defaults to `manifest.iab.endpoint`. */
+  endpoint: Schema.optional(Schema.String.pipe(Schema.pattern(/^https?:\/\//))),
+  /** Path of a GVL JSON file; wins over `endpoint`. */
+  file: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  /** Vendors this site works with; `/init` never returns others. */
+  vendorIds: Schema.optional(Schema.Array(Positive)),
+  /** How often the cached list is refreshed. Default 86400. */
+  refreshIntervalSeconds: Schema.optional(Positive),
+  /** Deadline for one fetch of the list. Default 10000. */
+  timeoutMs: Schema.optional(Positive)
+})
+
+export const IpAddressOptions = Schema.Struct({
+  /** Store no IP at all when `false`. Default `true`. */
+  tracking: Schema.optional(Schema.Boolean),
+  /** Mask the last IPv4 octet and IPv6 beyond /48. Default `true`. */
+  masking: Schema.optional(Schema.Boolean),
+  /** Ordered headers the client IP is read from; the first present wins. */
+  ipAddressHeaders: Schema.optional(Schema.Array(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9-]+$/))))
+})
+
+export const OpenApiOptions = Schema.Struct({
+  enabled: Schema.optional(Schema.Boolean),
+  specPath: Schema.optional(Path),
+  title: Schema.optional(Schema.String),
+  /** Server base path written into the document's `servers`. */
+  basePath: Schema.optional(Schema.String)
+})
+
+/** Key names that look like secrets: script config is sent to every browser. */
+const secretLike = /secret|signing|api[-_]?key|password|private|token/i
+
+export const ScriptOptions = Schema.Struct({
+  enabled: Schema.optional(Schema.Boolean),
+  path: Schema.optional(Path),
+  headlessPath: Schema.optional(Path),
+  iabPath: Schema.optional(Path),
+  backendURL: Schema.optional(Schema.String.pipe(Schema.pattern(/^(https?:\/\/|\/)/))),
+  config: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(Schema.filter((config) =>
+    Object.keys(config).filter((key) => secretLike.test(key)).map((key) => ({
+      path: [key],
+      message: "looks like a secret; script config is sent to every browser"
+    }))
+  ))),
+  bundles: Schema.optional(Schema.Struct({
+    full: Schema.optional(Schema.String),
+    headless: Schema.optional(Schema.String),
+    iab: Schema.optional(Schema.String)
+  }))
+})
+
+export const RetentionOptions = Schema.Struct({
+  /** Clear a record's IP address this many days after its act. */
+  ipAddressDays: Schema.optional(RetentionDays),
+  /** Clear a record's user agent this many days after its act. */
+  userAgentDays: Schema.optional(RetentionDays),
+  /** Retire a record (keep it only as anonymous proof of the act) this many days after its act. */
+  recordDays: Schema.optional(RetentionDays),
+  /** How often a running instance applies the rules, in minutes. Default 60. */
+  intervalMinutes: Schema.optional(Schema.Int.pipe(Schema.between(1, 10_080)))
+})
+
+/** One route group's limit: `limit` requests per `windowSeconds` (default 60) per client. */
+export const RateLimitRule = Schema.Struct({
+  limit: Positive,
+  windowSeconds: Schema.optional(Positive)
+})
+
+const isRedisUrl = (url: string): boolean => {
+  try {
+    const parsed = new URL(url)
+    return (parsed.protocol === "redis:" || parsed.protocol === "rediss:") && parsed.hostname !== ""
+  } catch {
+    return false
+  }
+}
+
+/** A Redis URL may carry a password: no message about it quotes it. */
+const RateLimitStore = Schema.Union(
+  Schema.Literal("memory"),
+  Schema.Struct({
+    /** `redis://` or `rediss://` URL. */
+    redis: Schema.String.pipe(Schema.filter((url) => isRedisUrl(url) || "must be a redis:// or rediss:// URL")),
+    /** Prefix of every key svc writes. Default `svc:ratelimit:` (plus the tenant id when set). */
+    keyPrefix: Schema.optional(NonEmpty)
+  })
+).annotations({
+  // A block is checked field by field; anything else gets one line that does not repeat it.
+  message: (issue) => ({
+    message: `must be "memory" or { redis: "redis://…" }`,
+    override: typeof issue.actual !== "object" || issue.actual === null
+  })
+})
+
+export const RateLimitOptions = Schema.Struct({
+  /** Where counters live. `memory` (default) counts per process; `{ redis }` shares them across replicas. */
+  store: Schema.optional(RateLimitStore),
+  /** `POST /subjects`, `PATCH /subjects/:id`, `POST /sessions`, per client IP. Default 120 per minute; `false` turns it off. */
+  publicWrites: Schema.optional(Schema.Union(RateLimitRule, Schema.Literal(false))),
+  /** Routes that need an API key, per key. Default 600 per minute; `false` turns it off. */
+  admin: Schema.optional(Schema.Union(RateLimitRule, Schema.Literal(false))),
+  /** `GET /init` per client IP: off unless set. */
+  init: Schema.optional(RateLimitRule),
+  /** `GET /manifest` per client IP: off unless set. */
+  manifest: Schema.optional(RateLimitRule),
+  /** The script bundles per client IP: off unless set. */
+  scripts: Schema.optional(RateLimitRule)
+})
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"])
+
+/** Why a webhook URL is refused, if it is (DESIGN.md: https, or http on a loopback host). */
+const webhookUrlProblem = (url: string): string | undefined => {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return "must be an absolute URL"
+  }
+  if (parsed.protocol === "https:") return undefined
+  if (parsed.protocol === "http:" && LOOPBACK.has(parsed.hostname)) return undefined
+  return "must use https: (http: only for localhost, 127.0.0.1 or [::1])"
+}
+
+const MIN_SECRET_BYTES = 32
+
+/** A Standard Webhooks secret: `whsec_` + base64 of at least 32 bytes. The value is never quoted. */
+const webhookSecretProblem = (secret: string): string | undefined => {
+  const form = "must be whsec_ followed by base64 (Standard Webhooks form)"
+  if (!secret.startsWith("whsec_")) return form
+  const body = secret.slice("whsec_".length)
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return form
+  if (Buffer.from(body, "base64").length < MIN_SECRET_BYTES) return `must encode at least ${MIN_SECRET_BYTES} bytes`
+  return undefined
+}
+
+const EventType = SvcEventType.annotations({
+  message: (issue) => ({
+    message: `unknown event type ${JSON.stringify(issue.actual)} (one of ${SvcEventType.literals.join(", ")})`,
+    override: true
+  })
+})
+
+/** One webhook endpoint (DESIGN.md): events are POSTed to `url`, signed with `secret` (Standard Webhooks). */
+export const WebhookOptions = Schema.Struct({
+  /** Names the endpoint in `/events/deliveries` and `/status`: `[A-Za-z0-9_.-]{1,64}`. */
+  id: Schema.String.pipe(
+    Schema.filter((id) => /^[A-Za-z0-9_.-]{1,64}$/.test(id) || "must match [A-Za-z0-9_.-]{1,64}"),
+    Schema.filter((id) => id !== "nats" || `"nats" is reserved (the NATS sink's id)`)
+  ),
+  /** `https:`; `http:` only for loopback receivers (localhost, 127.0.0.1, [::1]). */
+  url: Schema.String.pipe(Schema.filter(webhookUrlProblem)),
+  /** `whsec_` followed by base64 of at least 32 random bytes. Never logged. */
+  secret: Schema.String.pipe(Schema.filter(webhookSecretProblem)),
+  /** Event types sent to this endpoint; all when omitted. */
+  events: Schema.optional(Schema.Array(EventType).pipe(Schema.minItems(1, { message: () => "must be a non-empty list of event types" })))
+})
+
+/** Delivery defaults, read by the lease rule below and by `resolveEvents`. */
+export const DELIVERY_DEFAULTS = {
+  pollIntervalMs: 250,
+  timeoutMs: 10_000,
+  leaseMs: 60_000,
+  batchSize: 50,
+  keepDeliveredMs: 86_400_000,
+  retry: { baseDelayMs: 5_000, maxDelayMs: 6 * 3_600_000, giveUpAfterMs: 3 * 86_400_000 }
+} as const
+
+export const EventRetryOptions = Schema.Struct({
+  /** First retry window; each later one doubles (full jitter: a random delay inside the window). Default 5000. */
+  baseDelayMs: Schema.optional(PositiveInteger),
+  /** Largest retry window. Default 6 hours. */
+  maxDelayMs: Schema.optional(PositiveInteger),
+  /** A delivery still failing this long after its event is marked `failed`. Default 3 days. */
+  giveUpAfterMs: Schema.optional(PositiveInteger)
+})
+
+const DeliveryOptions = Schema.Struct({
+  /** `false`: this instance writes events but never delivers them (another replica does). Default `true`. */
+  enabled: Schema.optional(Schema.Boolean),
+  /** How often an idle deliverer looks for due events. Default 250. */
+  pollIntervalMs: Schema.optional(PositiveInteger),
+  /** One webhook request's deadline. Default 10000. */
+  timeoutMs: Schema.optional(PositiveInteger),
+  /** How long a claimed delivery is held before another replica may take it. Default 60000. */
+  leaseMs: Schema.optional(PositiveInteger),
+  /** Deliveries claimed per round. Default 50. */
+  batchSize: Schema.optional(PositiveInteger),
+  /** How long delivered events stay listed before they are deleted. Default 1 day. */
+  keepDeliveredMs: Schema.optional(PositiveInteger),
+  retry: Schema.optional(EventRetryOptions)
+}).pipe(Schema.filter((delivery) =>
+  (delivery.leaseMs ?? DELIVERY_DEFAULTS.leaseMs) > (delivery.timeoutMs ?? DELIVERY_DEFAULTS.timeoutMs) ||
+  { path: ["leaseMs"], message: "must be longer than events.delivery.timeoutMs" }
+))
+
+export const EventsOptions = Schema.Struct({
+  /** NATS JetStream: each event is published to `subject` and counts as delivered once the stream acknowledges it. */
+  nats: Schema.optional(Schema.Struct({
+    servers: Schema.Union(NonEmpty, Schema.NonEmptyArray(NonEmpty)).annotations({
+      message: says("must be a server URL or a non-empty list of them")
+    }),
+    subject: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, {
+      message: () => "must be a NATS subject without wildcards, e.g. svc.events"
+    }))
+  })),
+  /** Further sinks (Kafka, Redis Streams…) as a layer of `EventSinks`; they receive every event. */
+  sinks: Schema.optional(AnyLayer<Layer.Layer<EventSinks, unknown>>()),
+  delivery: Schema.optional(DeliveryOptions)
+})
+
+const httpUrl = (url: string) => {
+  try {
+    const { protocol } = new URL(url)
+    return protocol === "http:" || protocol === "https:"
+  } catch {
+    return false
+  }
+}
+
+/** `telemetry` (DESIGN.md): OpenTelemetry export and the Prometheus endpoint. Both are off unless written. */
+export const TelemetryOptions = Schema.Struct({
+  /** `service.name` of exported traces and metrics. Default `svc`. */
+  serviceName: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  /** OTLP/HTTP collector: traces go to `{url}/v1/traces`, metrics to `{url}/v1/metrics`. */
+  otlp: Schema.optional(Schema.Struct({
+    url: Schema.String.pipe(Schema.filter((url) => httpUrl(url) || "expected an http: or https: URL of an OTLP/HTTP collector")),
+    /** Sent with every export (for example an authorization header); never logged. */
+    headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+  })),
+  /** `GET {path}` (default `/metrics`) in the Prometheus text format, for a configured API key. */
+  prometheus: Schema.optional(Schema.Struct({ path: Schema.optional(Path) }))
+})
+
+export const RequestLogLevel = Schema.Literal("all", "warnings", "errors", "none")
+
+export const ObservabilityOptions = Schema.Struct({
+  /** Which requests emit a wide log event. Default `warnings` (4xx as warning, 5xx as error). */
+  requests: Schema.optional(RequestLogLevel),
+  /** Log line format. Default `logfmt`. */
+  format: Schema.optional(Schema.Literal("logfmt", "json", "pretty"))
+})
+
+export const SessionOptions = Schema.Struct({
+  onReport: Schema.optional(declared(
+    (u): u is (report: SessionReport) => void | Promise<void> => typeof u === "function",
+    "function"
+  ))
+})
+
+/** Options accepted by `defineConfig` (config files) and `svcInstance`. */
+export const ConfigOptions = Schema.Struct({
+  database: DatabaseOptions,
+  basePath: Schema.optional(BasePath),
+  trustedOrigins: Schema.optional(Schema.Array(TrustedOrigin)),
+  tenantId: Schema.optional(TenantId),
+  requireTenantId: Schema.optional(Schema.Boolean),
+  hosting: Schema.optional(Hosting),
+  manifest: Schema.optional(InstanceManifest),
+  manifestCache: Schema.optional(ManifestCacheOptions),
+  apiKeys: Schema.optional(Schema.Array(ApiKey)),
+  policySnapshot: Schema.optional(PolicySnapshotOptions),
+  identityToken: Schema.optional(IdentityTokenOptions),
+  legalDocumentSnapshot: Schema.optional(LegalDocumentSnapshotOptions),
+  gvl: Schema.optional(GvlOptions),
+  ipAddress: Schema.optional(IpAddressOptions),
+  openapi: Schema.optional(OpenApiOptions),
+  script: Schema.optional(ScriptOptions),
+  rateLimit: Schema.optional(RateLimitOptions),
+  retention: Schema.optional(RetentionOptions),
+  /** Endpoints that receive consent events (Standard Webhooks). */
+  webhooks: Schema.optional(Schema.Array(WebhookOptions)),
+  /** Event stream sink (NATS JetStream), custom sinks and delivery settings. */
+  events: Schema.optional(EventsOptions),
+  /** OpenTelemetry export (OTLP/HTTP) and the Prometheus endpoint; off unless written. */
+  telemetry: Schema.optional(TelemetryOptions),
+  version: Schema.optional(Schema.String)
+})
+
+/** Options of the instance constructor: the config plus what only a running instance uses. */
+export const InstanceOptions = Schema.Struct({
+  ...ConfigOptions.fields,
+  observability: Schema.optional(ObservabilityOptions),
+  sessions: Schema.optional(SessionOptions)
+})
