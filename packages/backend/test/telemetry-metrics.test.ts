@@ -98,6 +98,14 @@ describe.each(dialects)("GET /metrics (Prometheus) [%s]", (dialect) => {
     expect(after.types.get("svc_http_request_duration_seconds")).toBe("histogram")
     expect(after.types.get("svc_http_requests_total")).toBe("counter")
 
+    // The SQL statements these requests ran: the saves' inserts and the reads' selects, timed.
+    expect(delta("svc_db_statements_total", { statement: "insert", outcome: "ok" })).toBeGreaterThanOrEqual(2)
+    expect(delta("svc_db_statements_total", { statement: "select", outcome: "ok" })).toBeGreaterThanOrEqual(2)
+    expect(delta("svc_db_statement_duration_seconds_count", { statement: "select" })).toBeGreaterThanOrEqual(2)
+    expect(delta("svc_db_statement_duration_seconds_sum", { statement: "select" })).toBeGreaterThan(0)
+    expect(after.types.get("svc_db_statement_duration_seconds")).toBe("histogram")
+    expect(after.types.get("svc_db_statements_total")).toBe("counter")
+
     // Process gauges are there; no subject id, key or concrete path ever is.
     expect(valueOf(after, "svc_process_memory_bytes", { kind: "rss" })).toBeGreaterThan(0)
     expect(after.types.get("svc_event_loop_delay_seconds")).toBe("gauge")

@@ -8,6 +8,8 @@ import { dialects, freshDatabase } from "./support/dialects.js"
 
 const API_KEY = "otlp-key-0123456789abcdef012345678"
 const COLLECTOR_TOKEN = "collector-token-0123456789"
+const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+const CALLER_SPAN = "00f067aa0ba902b7"
 
 interface OtlpAttribute {
   readonly key: string
@@ -75,6 +77,11 @@ describe.each(dialects)("OTLP export of traces and metrics [%s]", (dialect) => {
         const read = await fetch(`${server.url}/subjects/${subjectId}`, { headers: bearer(API_KEY) })
         expect(read.status).toBe(200)
         expect((await fetch(`${server.url}/subjects/sub_doesnotexist0000000000`, { headers: bearer(API_KEY) })).status).toBe(404)
+        // A caller in a trace of its own (W3C trace context): svc's request span joins it.
+        const joined = await fetch(`${server.url}/manifest`, { headers: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` } })
+        expect(joined.status).toBe(200)
+        // A malformed header is ignored: a root span as without one.
+        expect((await fetch(`${server.url}/manifest`, { headers: { traceparent: "00-nothex-nothex-01" } })).status).toBe(200)
       } finally {
         await server.close() // flushes both exporters
       }
@@ -100,6 +107,12 @@ describe.each(dialects)("OTLP export of traces and metrics [%s]", (dialect) => {
       const gets = requestSpans.filter((s) => s.name === "GET /subjects/:id")
       expect(gets.map((s) => attr(s, "http.response.status_code")).sort()).toEqual([200, 404])
 
+      const manifests = requestSpans.filter((s) => s.name === "GET /manifest")
+      expect(manifests).toHaveLength(2)
+      const child = manifests.find((s) => s.traceId === CALLER_TRACE)
+      expect(child?.parentSpanId).toBe(CALLER_SPAN)
+      expect(manifests.find((s) => s !== child)?.parentSpanId ?? "").toBe("")
+
       // @effect/sql's statement spans are children of the request span, in its trace.
       const sql = spans.filter((s) => s.traceId === post!.traceId && s.spanId !== post!.spanId)
       expect(sql.length).toBeGreaterThan(0)
@@ -111,6 +124,8 @@ describe.each(dialects)("OTLP export of traces and metrics [%s]", (dialect) => {
       expect(metricNames).toContain("svc_http_requests_total")
       expect(metricNames).toContain("svc_http_request_duration_seconds")
       expect(metricNames).toContain("svc_consent_saves_total")
+      expect(metricNames).toContain("svc_db_statement_duration_seconds")
+      expect(metricNames).toContain("svc_db_statements_total")
 
       // Nothing that identifies a visitor or grants access leaves in an export.
       const all = JSON.stringify(collector.exports.map((e) => e.body))

@@ -17,6 +17,7 @@ import { ScriptRoutesLive } from "../scripts/http.js"
 import { InsightRoutesLive } from "../insight/http.js"
 import { TelemetryLive } from "../telemetry/layer.js"
 import { RequestMetricsLive } from "../telemetry/requests.js"
+import { withLayerStatementMetrics } from "../telemetry/statements.js"
 import { HandlersLive } from "./handlers.js"
 import { ServicesLive } from "./services.js"
 
@@ -63,7 +64,7 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
     Layer.provide(EdgeLive)
   )
   // The insight page takes a form login, which the JSON-only edge refuses: it sits beside the edge.
-  return Layer.mergeAll(EdgeRoutes, InsightRoutesLive).pipe(
+  const layer = Layer.mergeAll(EdgeRoutes, InsightRoutesLive).pipe(
     Layer.provide(CompressionLive),
     Layer.provide(MountedRouter),
     Layer.provide(ServicesLive),
@@ -72,6 +73,8 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
     Layer.provide(ConfigLive),
     Layer.provide(SqlLive)
   )
+  // With telemetry, SQL statements of the work the layer forks (deliveries, retention) are timed too.
+  return config.telemetry === undefined ? layer : withLayerStatementMetrics(layer)
 }
 
 /**

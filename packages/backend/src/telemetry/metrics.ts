@@ -89,3 +89,35 @@ export const recordRefusal = (code: string, reason: string | null): void =>
 /** One `/init` resolution, on the ordinary route or the bundled server's fast path. */
 export const recordInitResolution = (status: string, matchedBy: string | null): void =>
   initResolutions.unsafeUpdate(1, [label("status", status), label("matched_by", matchedBy ?? "none")])
+
+const statementLatency = Metric.histogram(
+  "svc_db_statement_duration_seconds",
+  MetricBoundaries.fromIterable([0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]),
+  "Database statement latency in seconds (taking a connection included), per statement kind"
+)
+
+const statements = Metric.counter("svc_db_statements_total", {
+  description: "Database statements run, per statement kind and outcome (ok, error)",
+  incremental: true
+})
+
+const STATEMENT_KINDS = ["select", "insert", "update", "delete", "with", "other"] as const
+export type StatementKind = typeof STATEMENT_KINDS[number]
+
+// Label arrays kept per kind and outcome, as `requestTags` above.
+const kindTags = new Map(STATEMENT_KINDS.map((kind) => [kind, [label("statement", kind)]] as const))
+const outcomeTags = new Map(STATEMENT_KINDS.flatMap((kind) =>
+  (["ok", "error"] as const).map((outcome) => [`${kind} ${outcome}`, [label("statement", kind), label("outcome", outcome)]] as const)
+))
+
+/** A statement's first keyword, lower-cased (`other` for anything else): a bounded label, never the statement text. */
+export const statementKindOf = (sql: unknown): StatementKind => {
+  const word = typeof sql === "string" ? /^\s*([A-Za-z]+)/.exec(sql)?.[1]?.toLowerCase() : undefined
+  return (STATEMENT_KINDS as ReadonlyArray<string | undefined>).includes(word) ? word as StatementKind : "other"
+}
+
+/** One finished database statement. */
+export const recordStatement = (kind: StatementKind, seconds: number, ok: boolean): void => {
+  statementLatency.unsafeUpdate(seconds, kindTags.get(kind)!)
+  statements.unsafeUpdate(1, outcomeTags.get(`${kind} ${ok ? "ok" : "error"}`)!)
+}

@@ -1,10 +1,11 @@
-import { HttpLayerRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { HttpLayerRouter, HttpServerError, HttpServerRequest, type HttpServerResponse, HttpTraceContext } from "@effect/platform"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { loggedRoute, pathOf } from "../http/routes.js"
 import { currentWideEvent } from "../http/wide-event.js"
 import { recordInitResolution, recordRefusal, recordRequest, recordSave } from "./metrics.js"
 import { RequestTracer, RequestTracerLive } from "./otlp.js"
+import { statementTimingTracer, withStatementMetrics } from "./statements.js"
 
 const decoder = new TextDecoder()
 
@@ -40,7 +41,8 @@ const text = (value: unknown): string | null => (typeof value === "string" ? val
 const RequestMetrics = HttpLayerRouter.middleware(
   Effect.gen(function*() {
     const config = yield* SvcConfig
-    const tracer = yield* RequestTracer
+    // The OTLP tracer with the request's SQL statements timed into the statement metrics.
+    const tracer = Option.map(yield* RequestTracer, statementTimingTracer)
     const tenant = config.tenantId ?? ""
 
     /** Metrics of one finished request; its status. */
@@ -85,13 +87,15 @@ const RequestMetrics = HttpLayerRouter.middleware(
               const status = record(request, route, started, exit, event)
               return Option.isNone(tracer) ? Effect.void : Effect.annotateCurrentSpan("http.response.status_code", status)
             }))
-          if (Option.isNone(tracer)) return measured
+          if (Option.isNone(tracer)) return withStatementMetrics(measured)
           // Route template, method, status and tenant only: never the concrete path, a query, a header or a body.
-          // A root span: the platform's own request span (with the full URL) is never exported.
+          // The caller's span of a W3C `traceparent` header is the parent; else a root span: never the
+          // platform's own request span (with the full URL), which is not exported.
+          const parent = HttpTraceContext.w3c(request.headers)
           return measured.pipe(
             Effect.withSpan(`${request.method} ${route}`, {
               kind: "server",
-              root: true,
+              ...(Option.isSome(parent) ? { parent: parent.value } : { root: true }),
               attributes: { "http.request.method": request.method, "http.route": route, "svc.tenant": tenant }
             }),
             Effect.withTracer(tracer.value)
