@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { createSvcClient, type SvcEvent, type SvcRetryEvent } from "../src/index.js"
 import { statusBody, subjectId } from "./support/fixtures.js"
 import { type FakeServer, hangUp, html, reply, replyError, startFakeServer } from "./support/fake-server.js"
+import { settledSoon, until, useFakeTime } from "./support/fake-time.js"
 
 let server: FakeServer
 beforeAll(async () => {
@@ -9,7 +10,10 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 beforeEach(() => server.reset())
-afterEach(() => vi.restoreAllMocks())
+afterEach(() => {
+  vi.restoreAllMocks()
+  vi.useRealTimers()
+})
 
 const fast = { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 5 }
 const make = (retry: Parameters<typeof createSvcClient>[0]["retry"] = fast, events: Array<SvcEvent> = []) =>
@@ -92,10 +96,21 @@ describe("retry rule 1: what is retried", () => {
 
 describe("retry defaults", () => {
   it("maxRetries 2 (three attempts), waits up to 200 then 400 ms", async () => {
+    useFakeTime()
     server.handle(replyError(500, "INTERNAL_ERROR"))
     const events: Array<SvcEvent> = []
     vi.spyOn(Math, "random").mockReturnValue(0.999999)
-    await createSvcClient({ baseUrl: server.origin, onEvent: (e) => events.push(e) }).status()
+    const pending = createSvcClient({ baseUrl: server.origin, onEvent: (e) => events.push(e) }).status()
+    for (const [retry, delay] of [[1, 200], [2, 400]] as const) {
+      await until(() => retries(events).length === retry, `retry ${retry}`)
+      expect(retries(events)[retry - 1]!.delayMs).toBe(delay)
+      // the wait really happens: a millisecond short of it, no new attempt
+      await vi.advanceTimersByTimeAsync(delay - 1)
+      expect(await settledSoon(pending)).toBe(false)
+      expect(server.requests).toHaveLength(retry)
+      await vi.advanceTimersByTimeAsync(1)
+    }
+    await pending
     expect(server.requests).toHaveLength(3)
     expect(retries(events).map((e) => e.delayMs)).toEqual([200, 400])
   })
@@ -119,35 +134,50 @@ describe("retry rule 2: full-jitter exponential backoff capped at maxDelayMs", (
   })
 
   it("the wait really happens", async () => {
+    useFakeTime()
     server.queue(replyError(500, "INTERNAL_ERROR"))
     server.handle(reply(200, statusBody))
     vi.spyOn(Math, "random").mockReturnValue(0.999999)
-    const started = performance.now()
-    await make({ maxRetries: 1, initialDelayMs: 150, maxDelayMs: 1000 }).status()
-    expect(performance.now() - started).toBeGreaterThanOrEqual(140)
+    const events: Array<SvcEvent> = []
+    const pending = make({ maxRetries: 1, initialDelayMs: 150, maxDelayMs: 1000 }, events).status()
+    await until(() => retries(events).length === 1, "the retry")
+    await vi.advanceTimersByTimeAsync(149)
+    expect(await settledSoon(pending)).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
+    expect((await pending).ok).toBe(true)
+    expect(server.requests).toHaveLength(2)
   })
 })
 
 describe("retry rule 3: Retry-After", () => {
   it("delay-seconds replace the backoff", async () => {
+    useFakeTime()
     server.queue(replyError(503, "DATABASE_ERROR", { "retry-after": "1" }))
     server.handle(reply(200, statusBody))
     const events: Array<SvcEvent> = []
-    const started = performance.now()
-    const result = await make({ maxRetries: 2, initialDelayMs: 1, maxDelayMs: 5000 }, events).status()
-    expect(result.ok).toBe(true)
+    const pending = make({ maxRetries: 2, initialDelayMs: 1, maxDelayMs: 5000 }, events).status()
+    await until(() => retries(events).length === 1, "the retry")
     expect(retries(events).map((e) => e.delayMs)).toEqual([1000])
-    expect(performance.now() - started).toBeGreaterThanOrEqual(950)
+    await vi.advanceTimersByTimeAsync(999)
+    expect(await settledSoon(pending)).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
+    expect((await pending).ok).toBe(true)
   })
 
   it("an HTTP date replaces the backoff", async () => {
-    server.queue(html(429, { "retry-after": new Date(Date.now() + 2000).toUTCString() }))
+    useFakeTime()
+    const at = new Date(Date.now() + 2000)
+    server.queue(html(429, { "retry-after": at.toUTCString() }))
     server.handle(reply(200, statusBody))
     const events: Array<SvcEvent> = []
-    await make({ maxRetries: 1, initialDelayMs: 1, maxDelayMs: 5000 }, events).status()
+    const pending = make({ maxRetries: 1, initialDelayMs: 1, maxDelayMs: 5000 }, events).status()
+    await until(() => retries(events).length === 1, "the retry")
+    // the date has whole seconds: the wait is what is left until it
     const delay = retries(events)[0]!.delayMs
-    expect(delay).toBeGreaterThan(500)
-    expect(delay).toBeLessThanOrEqual(2000)
+    expect(delay).toBe(Math.floor(at.getTime() / 1000) * 1000 - Date.now())
+    expect(delay).toBeGreaterThan(1000)
+    await vi.advanceTimersByTimeAsync(delay)
+    expect((await pending).ok).toBe(true)
   })
 
   it("Retry-After 0 or a past date retries at once; an unreadable value falls back to the backoff", async () => {
@@ -164,11 +194,11 @@ describe("retry rule 3: Retry-After", () => {
   })
 
   it("a Retry-After longer than maxDelayMs stops retrying and returns the error", async () => {
+    useFakeTime()
     server.handle(replyError(503, "DATABASE_ERROR", { "retry-after": "120" }))
     const events: Array<SvcEvent> = []
-    const started = performance.now()
+    // settles with the test's clock standing still: no wait at all
     const result = await make({ maxRetries: 2, initialDelayMs: 1, maxDelayMs: 5000 }, events).status()
-    expect(performance.now() - started).toBeLessThan(1000)
     expect(server.requests).toHaveLength(1)
     expect(retries(events)).toHaveLength(0)
     expect(!result.ok && result.error).toMatchObject({ code: "DATABASE_ERROR", status: 503, retryable: true })
@@ -195,15 +225,18 @@ describe("retry rules 4 and 5: one request id; a signal caps the whole call", ()
   })
 
   it("aborting during a retry wait returns ABORTED at once", async () => {
+    useFakeTime()
     server.handle(replyError(503, "DATABASE_ERROR", { "retry-after": "5" }))
     const controller = new AbortController()
-    setTimeout(() => controller.abort(), 100)
-    const started = performance.now()
-    const result = await make({ maxRetries: 2, initialDelayMs: 1, maxDelayMs: 10_000 }).status({
+    const events: Array<SvcEvent> = []
+    const pending = make({ maxRetries: 2, initialDelayMs: 1, maxDelayMs: 10_000 }, events).status({
       signal: controller.signal,
       requestId: "r-abort"
     })
-    expect(performance.now() - started).toBeLessThan(1500)
+    await until(() => retries(events).length === 1, "the 5 s wait")
+    controller.abort()
+    // settles with the test's clock standing still, long before the 5 s wait
+    const result = await pending
     expect(server.requests).toHaveLength(1)
     expect(!result.ok && result.error).toMatchObject({ code: "ABORTED", requestId: "r-abort", retryable: false })
   })
