@@ -102,7 +102,7 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
   const basePath = options.basePath?.replace(/\/+$/, "") ?? ""
   const routes = start.demoPage === true ? Layer.merge(instance.standaloneLayer, demoPageRoute(basePath)) : instance.standaloneLayer
   const runtime = ManagedRuntime.make(
-    pipelineLayer(routes).pipe(Layer.provide(NodeHttpServer.layerContext), Layer.provide(instance.logger))
+    pipelineLayer(routes).pipe(Layer.provide(NodeHttpServer.layerContext), Layer.provide(instance.runtime))
   )
   const shutdownApp = async () => {
     await runtime.dispose()

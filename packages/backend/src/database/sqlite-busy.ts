@@ -31,6 +31,9 @@ const busySchedule = (total: Duration.DurationInput) =>
  * stands. Only a whole unit may be tried again: a statement outside any transaction, or a whole
  * transaction, never a statement inside one. The wait is interruptible; each attempt is not.
  */
-export const whileBusy = (total: Duration.DurationInput = BUSY_WAIT) =>
-<A, E, R>(attempt: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.retry(attempt, { schedule: busySchedule(total), while: isBusy })
+export const whileBusy = (total: Duration.DurationInput = BUSY_WAIT) => {
+  const schedule = busySchedule(total)
+  // The first try runs bare: the retry machinery is set up only once the database is found locked.
+  return <A, E, R>(attempt: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.catchIf(attempt, isBusy, () => Effect.retry(attempt, { schedule, while: isBusy }))
+}

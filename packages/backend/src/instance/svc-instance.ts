@@ -33,6 +33,12 @@ export interface SvcInstance {
    * and `svc serve` run with it; provide it to your own runtime when composing `layer`.
    */
   readonly logger: Layer.Layer<never>
+  /**
+   * What `handler` and `svc serve` run with: `logger`, and Effect's tracer switched off unless
+   * `telemetry` is configured, so that spans cost nothing when nobody collects them. A host
+   * composing `layer` keeps its own runtime (and tracer).
+   */
+  readonly runtime: Layer.Layer<never>
   /** Closes what `handler` opened (database pool, timers). */
   readonly dispose: () => Promise<void>
 }
@@ -80,6 +86,7 @@ export const svcInstance = (options: SvcOptions, layerOptions: SvcLayerOptions =
   const layer = makeSvcLayer(config, layerOptions)
   const standaloneLayer = makeStandaloneSvcLayer(config, layerOptions)
   const logger = svcLoggerLayer(config)
+  const runtime = config.telemetry === undefined ? Layer.merge(logger, Layer.setTracerEnabled(false)) : logger
   let web: {
     readonly handler: (request: Request, context?: Context.Context<never>) => Promise<Response>
     readonly dispose: () => Promise<void>
@@ -88,9 +95,10 @@ export const svcInstance = (options: SvcOptions, layerOptions: SvcLayerOptions =
     layer,
     standaloneLayer,
     logger,
+    runtime,
     basePath: config.basePath,
     handler: async (request, context) => {
-      web ??= HttpLayerRouter.toWebHandler(Layer.provide(Layer.merge(standaloneLayer, PeerAddressLive), logger), {
+      web ??= HttpLayerRouter.toWebHandler(Layer.provide(Layer.merge(standaloneLayer, PeerAddressLive), runtime), {
         disableLogger: true
       }) as NonNullable<typeof web>
       const limited = await limitBody(request)
