@@ -24,7 +24,6 @@ export const cookieSave = (overrides: Record<string, unknown> = {}): Record<stri
 
 export interface JsonResponse {
   readonly status: number
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly body: any
   readonly headers: Headers
 }

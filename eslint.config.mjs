@@ -1,0 +1,102 @@
+// Lint: rules that catch real problems (see docs/decisions.md, "Lint and format").
+// Formatting is not checked here but by eslint.format.config.mjs (`npm run format:check`).
+import js from "@eslint/js"
+import importX from "eslint-plugin-import-x"
+import tseslint from "typescript-eslint"
+
+// Files in tsconfig.test.json's program: linted with type information (one program for all of them).
+const typed = ["packages/*/src/**/*.ts", "packages/*/test/**/*.ts", "packages/*/examples/**/*.ts", "scripts/**/*.ts", "examples/**/*.ts"]
+const tests = ["packages/*/test/**/*.ts", "examples/test/**/*.ts"]
+
+// Dot-named files and folders are local scratch (never committed), as are build outputs.
+export const ignores = { ignores: ["**/dist/**", "**/node_modules/**", "coverage/**", "dist-packages/**", "test-output/**", "**/.*"] }
+
+export default tseslint.config(
+  ignores,
+  { linterOptions: { reportUnusedDisableDirectives: "error" } },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    plugins: { "import-x": importX },
+    rules: {
+      // TypeScript reports undefined names in .ts files; the few .mjs/.js files are build scripts.
+      "no-undef": "off",
+      // Effect.gen(function*() { ... }) without a yield is an ordinary way to build an effect.
+      "require-yield": "off",
+      "no-empty": ["error", { allowEmptyCatch: true }],
+      // Input validation here rejects control characters on purpose.
+      "no-control-regex": "off",
+      // Unused names in .ts files are the compiler's (noUnusedLocals, noUnusedParameters): one judge.
+      "@typescript-eslint/no-unused-vars": "off",
+      // Schema.Class and Context.Tag declarations need an empty interface merged with the class.
+      "@typescript-eslint/no-empty-object-type": ["error", { allowInterfaces: "with-single-extends" }],
+      // Import hygiene: one import per module, imports first, no reaching into another package's
+      // build output or sources.
+      "import-x/no-duplicates": "error",
+      "import-x/first": "error",
+      "no-restricted-imports": ["error", {
+        patterns: [
+          { group: ["**/dist", "**/dist/**", "@svc/*/dist/**"], message: "Import the package (or its source), never a build output." },
+          { group: ["@svc/*/src/**"], message: "Import the package by its name; its exports map picks the source." }
+        ]
+      }]
+    }
+  },
+  {
+    files: typed,
+    languageOptions: {
+      parserOptions: { project: "./tsconfig.test.json", tsconfigRootDir: import.meta.dirname }
+    },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/await-thenable": "error",
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { arguments: false, attributes: false } }]
+    }
+  },
+  {
+    // What a package's code imports at run time must be in its own dependencies: the workspace
+    // hoists every package's dependencies, so a missing one works here and fails for a user.
+    // (browser/ bundles its dev dependencies into the script, so they count.)
+    files: ["packages/*/src/**/*.ts"],
+    ignores: ["packages/browser/src/**"],
+    rules: { "import-x/no-extraneous-dependencies": ["error", { devDependencies: false, includeTypes: false }] }
+  },
+  {
+    files: ["packages/*/src/**/*.ts"],
+    rules: {
+      // Casts that switch the checker off. Each one left needs a reason: write it as
+      // `// eslint-disable-next-line no-restricted-syntax -- why`.
+      "no-restricted-syntax": ["warn",
+        {
+          selector: "TSAsExpression > TSAsExpression.expression > TSUnknownKeyword.typeAnnotation",
+          message: "`as unknown as T` hides a type error; derive the type or say why in an eslint-disable comment."
+        },
+        {
+          selector: "TSAsExpression > TSNeverKeyword.typeAnnotation",
+          message: "`as never` switches the checker off; derive the type or say why in an eslint-disable comment."
+        }
+      ]
+    }
+  },
+  {
+    files: tests,
+    rules: {
+      // A focused test silently skips the rest of the suite in CI.
+      "no-restricted-syntax": ["error", {
+        selector: "CallExpression > MemberExpression.callee[property.name='only']",
+        message: "Focused test (.only): the rest of the suite would not run."
+      }],
+      // Tests poke at untyped wire bodies and browser globals.
+      "@typescript-eslint/no-explicit-any": "off"
+    }
+  },
+  {
+    files: ["**/*.js", "**/*.mjs"],
+    rules: { "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }] }
+  },
+  {
+    // README fragments: a block may show its imports next to the code that needs them.
+    files: ["examples/*.ts"],
+    rules: { "import-x/first": "off", "import-x/no-duplicates": "off" }
+  }
+)
