@@ -67,6 +67,24 @@ describe("svcInstance option validation", () => {
     expect(problems.some((p) => p.startsWith("manifest.policyRules[0].categories[0]"))).toBe(true)
   })
 
+  it("lists a block's own rules beside problems elsewhere: the manifest's rules, delivery numbers, the lease", () => {
+    const problems = problemsOf({
+      database,
+      hosting: 1,
+      manifest: { policyRules: [rule, rule] },
+      events: { delivery: { batchSize: 0, timeoutMs: 2_000, leaseMs: 1_000 } }
+    })
+    expect(problems).toEqual(expect.arrayContaining([
+      'hosting: must be "self-hosted" or "managed" (got 1)',
+      'manifest.policyRules[1].id: duplicate id "eu" (also policyRules[0])',
+      "events.delivery.batchSize: must be a positive integer"
+    ]))
+    // The lease rule compares the block's values, so it waits until each is a number svc accepts.
+    expect(problemsOf({ database, hosting: 1, events: { delivery: { timeoutMs: 2_000, leaseMs: 1_000 } } })).toContain(
+      "events.delivery.leaseMs: must be longer than events.delivery.timeoutMs"
+    )
+  })
+
   it("checks manifest rules: duplicate ids, several defaults or fallbacks, categories", () => {
     const problems = problemsOf({
       database,

@@ -1,8 +1,8 @@
 import type { SqlClient } from "@effect/sql"
-import type { ManifestOptions } from "@svc/schema"
+import type { Hosting, ManifestOptions } from "@svc/schema"
 import { Context, type Layer } from "effect"
 import type { ResolvedEvents } from "./events.js"
-import type { RequestLogLevel, SessionOptions, SqlDialect } from "./options.js"
+import type { ObservabilityOptions, RequestLogLevel, RetentionOptions, ScriptOptions, SessionOptions, SqlDialect } from "./options.js"
 import type { ResolvedTelemetry } from "./telemetry.js"
 
 /** Configuration after validation, with every default applied. The only way services read options. */
@@ -15,7 +15,7 @@ export interface ResolvedConfig {
   readonly trustedOrigins: ReadonlyArray<string>
   /** The instance's tenant, or `undefined` for single-tenant scope. */
   readonly tenantId: string | undefined
-  readonly hosting: "self-hosted" | "managed"
+  readonly hosting: Hosting
   readonly manifest: ManifestOptions
   readonly manifestCache: { readonly sMaxAge: number; readonly staleWhileRevalidate: number }
   readonly apiKeys: ReadonlyArray<string>
@@ -52,23 +52,18 @@ export interface ResolvedConfig {
     readonly iabPath: string
     readonly backendURL: string | undefined
     readonly config: Readonly<Record<string, unknown>>
-    readonly bundles: { readonly full?: string | undefined; readonly headless?: string | undefined; readonly iab?: string | undefined }
+    readonly bundles: NonNullable<ScriptOptions["bundles"]>
   }
   /** `undefined` when `rateLimit` is not configured: nothing is limited. */
   readonly rateLimit: ResolvedRateLimit | undefined
   /** `retention` as given: each absent window keeps forever; `intervalMinutes` defaults to 60. */
-  readonly retention: {
-    readonly ipAddressDays?: number | undefined
-    readonly userAgentDays?: number | undefined
-    readonly recordDays?: number | undefined
-    readonly intervalMinutes?: number | undefined
-  } | undefined
+  readonly retention: RetentionOptions | undefined
   /** Webhooks, the NATS sink, custom sinks and delivery settings (`webhooks` and `events`). */
   readonly events: ResolvedEvents
   /** `undefined` when `telemetry` exports nothing: no metric is recorded and no tracer runs. */
   readonly telemetry: ResolvedTelemetry | undefined
   readonly version: string
-  readonly observability: { readonly requests: RequestLogLevel; readonly format: "logfmt" | "json" | "pretty" }
+  readonly observability: { readonly requests: RequestLogLevel; readonly format: NonNullable<ObservabilityOptions["format"]> }
   readonly sessions: SessionOptions
 }
 

@@ -1,5 +1,5 @@
 import type { SqlClient } from "@effect/sql"
-import { ManifestOptions, type SessionReport, SvcEventType } from "@svc/schema"
+import { Hosting, ManifestOptions, type SessionReport, SvcEventType } from "@svc/schema"
 import { Layer, Schema } from "effect"
 import type { EventSinks } from "../events/sinks.js"
 import { DIALECTS } from "./database-options.js"
@@ -52,7 +52,7 @@ const TenantId = Schema.String.annotations({ message: (issue) => `must be a stri
   Schema.filter((s) => s.length <= 255 || "at most 255 characters")
 )
 
-export const Hosting = Schema.Literal("self-hosted", "managed").annotations({
+const InstanceHosting = Hosting.annotations({
   message: (issue) => ({ message: `must be "self-hosted" or "managed" (got ${JSON.stringify(issue.actual)})`, override: true })
 })
 
@@ -365,7 +365,7 @@ export const ConfigOptions = Schema.Struct({
   trustedOrigins: Schema.optional(Schema.Array(TrustedOrigin)),
   tenantId: Schema.optional(TenantId),
   requireTenantId: Schema.optional(Schema.Boolean),
-  hosting: Schema.optional(Hosting),
+  hosting: Schema.optional(InstanceHosting),
   manifest: Schema.optional(InstanceManifest),
   manifestCache: Schema.optional(ManifestCacheOptions),
   apiKeys: Schema.optional(Schema.Array(ApiKey)),
