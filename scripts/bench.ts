@@ -4,7 +4,9 @@
  * Numbers are printed, never asserted: speed targets live here, not in the test suite.
  */
 import { spawnSync } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const benches: Record<string, string> = {
@@ -25,6 +27,10 @@ if (unknown.length > 0) {
   process.exit(2)
 }
 
+// Each benchmark's `svc serve` processes note their idle and peak memory here (scripts/bench/processes.ts).
+const memoryDir = mkdtempSync(join(tmpdir(), "svc-bench-memory-"))
+const memoryFile = join(memoryDir, "memory.jsonl")
+
 let failed = 0
 for (const name of requested.length > 0 ? requested : Object.keys(benches)) {
   const file = fileURLToPath(new URL(benches[name]!, import.meta.url))
@@ -33,10 +39,22 @@ for (const name of requested.length > 0 ? requested : Object.keys(benches)) {
     continue
   }
   console.log(`\n== ${name}`)
-  const result = spawnSync(process.execPath, ["--conditions=@svc/source", "--import", "tsx", file], { stdio: "inherit", env: process.env })
+  const result = spawnSync(process.execPath, ["--conditions=@svc/source", "--import", "tsx", file], { stdio: "inherit", env: { ...process.env, SVC_BENCH_MEMORY_FILE: memoryFile } })
   if (result.status !== 0) {
     failed++
     console.error(`== ${name} failed (exit ${result.status})`)
   }
+}
+const servers = existsSync(memoryFile)
+  ? readFileSync(memoryFile, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { bench: string; idle: number; peak: number })
+  : []
+rmSync(memoryDir, { recursive: true, force: true })
+if (servers.length > 0) {
+  const idle = servers.reduce((a, b) => (b.idle > a.idle ? b : a))
+  const peak = servers.reduce((a, b) => (b.peak > a.peak ? b : a))
+  console.log(
+    `\n== memory of svc serve over ${servers.length} server(s): idle after start at most ${idle.idle.toFixed(0)} MB (${idle.bench}; target ≤ 100), ` +
+      `peak ${peak.peak.toFixed(0)} MB (${peak.bench}; target ≤ 180)`
+  )
 }
 process.exit(failed === 0 ? 0 : 1)

@@ -5,31 +5,25 @@
  * process's resident memory: before, and its peak while streaming (sampled every 20 ms). The
  * target is a peak under 100 MB: the export holds one keyset page (500 rows), never the result.
  *
- * The server runs as plain JavaScript bundled like `svc` itself (workspace packages from source,
- * dependencies external), so its memory is the server's, not a TypeScript loader's.
+ * The server is `svc serve` itself (its bundle rebuilt first), in a process of its own, so its
+ * memory is the server's as a user runs it.
  *
  *   npm run bench -- export
  *   SVC_BENCH_ROWS=200000 npm run bench -- export     (smaller run)
  *   SVC_BENCH_FORMATS=csv SVC_BENCH_HEAP_MB=128 ...    (one format; a capped server heap)
  */
 import Database from "better-sqlite3"
-import { build } from "esbuild"
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises"
+import { spawnSync } from "node:child_process"
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freePort, ROOT, startNode, stop } from "./processes.js"
+import { freePort, ROOT, rssMb, startNode, stop } from "./processes.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 1_000_000)
 const BATCH = 10_000
 const API_KEY = "bench-export-key-0123456789abcdef"
 const START = Date.UTC(2025, 0, 1)
 const SPAN = 300 * 86_400_000
-
-const rssMb = async (pid: number) => {
-  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "")
-  const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1]
-  return kb === undefined ? Number.NaN : Number(kb) / 1024
-}
 
 const load = (file: string) => {
   const db = new Database(file)
@@ -83,31 +77,6 @@ const measure = async (url: string, pid: number) => {
   return { before, peak, firstByte, total, bytes, lines }
 }
 
-/** Bundles the server entry into node_modules/.cache (so its imports resolve), as build.mjs bundles svc. */
-const bundleServer = async () => {
-  const manifest = async (pkg: string) =>
-    JSON.parse(await readFile(join(ROOT, "packages", pkg, "package.json"), "utf8")) as { dependencies?: Record<string, string> }
-  const external = new Set<string>(["@effect/*", "@svc/browser"])
-  for (const pkg of ["server", "backend", "api", "schema"]) {
-    for (const name of Object.keys((await manifest(pkg)).dependencies ?? {})) if (!name.startsWith("@svc/")) external.add(name)
-  }
-  const outDir = join(ROOT, "node_modules/.cache/svc-bench")
-  await mkdir(outDir, { recursive: true })
-  const outfile = join(outDir, "export-server.mjs")
-  await build({
-    entryPoints: [join(ROOT, "scripts/bench/export-server.ts")],
-    outfile,
-    bundle: true,
-    conditions: ["@svc/source"],
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    external: [...external],
-    logLevel: "warning"
-  })
-  return outfile
-}
-
 const dir = await mkdtemp(join(tmpdir(), "svc-bench-export-"))
 const file = join(dir, "export.db")
 const port = await freePort()
@@ -115,7 +84,11 @@ try {
   // The first start migrates the empty file; the rows are loaded with the server stopped.
   // SVC_BENCH_HEAP_MB caps the server's V8 heap: an export that held its records would run out of it.
   const heap = process.env.SVC_BENCH_HEAP_MB === undefined ? [] : [`--max-old-space-size=${process.env.SVC_BENCH_HEAP_MB}`]
-  const args = [...heap, await bundleServer(), file, String(port), API_KEY]
+  const build = spawnSync(process.execPath, ["build.mjs"], { cwd: join(ROOT, "packages/server"), encoding: "utf8" })
+  if (build.status !== 0) throw new Error(`building the server bundle failed: ${build.stderr}`)
+  const config = join(dir, "svc.config.json")
+  await writeFile(config, JSON.stringify({ database: { dialect: "sqlite", url: file }, apiKeys: [API_KEY], observability: { requests: "none" } }))
+  const args = [...heap, join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"]
   await stop(await startNode(args, /listening on/))
   const loadStart = performance.now()
   load(file)

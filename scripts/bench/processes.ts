@@ -1,6 +1,6 @@
 /** Child processes for the benchmarks: free ports, start-until-ready, stop, peak memory. */
 import { type ChildProcess, spawn } from "node:child_process"
-import { readFile } from "node:fs/promises"
+import { appendFile, readFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 
@@ -17,8 +17,24 @@ export const freePort = () =>
     })
   })
 
-/** Runs `node ...args` and resolves once its output matches `ready`. */
-export const startNode = (args: ReadonlyArray<string>, ready: RegExp, env: Record<string, string> = {}) =>
+/** `svc serve` processes started here, with their resident memory once idle after start (MB). */
+const servers = new WeakMap<ChildProcess, { readonly label: string; readonly idle: number }>()
+const isSvcServe = (args: ReadonlyArray<string>) => args.some((arg) => arg.endsWith("bin/svc.js")) && args.includes("serve")
+
+/**
+ * Runs `node ...args` and resolves once its output matches `ready`. For `svc serve` it then waits
+ * a second and notes the process's idle memory; `stop` reports it with the peak (see `stop`).
+ */
+export const startNode = async (args: ReadonlyArray<string>, ready: RegExp, env: Record<string, string> = {}) => {
+  const child = await startUntilReady(args, ready, env)
+  if (isSvcServe(args)) {
+    await new Promise((r) => setTimeout(r, 1_000))
+    servers.set(child, { label: process.argv[1]?.replace(/^.*\/bench\//, "").replace(/\.ts$/, "") ?? "bench", idle: await rssMb(child.pid!) })
+  }
+  return child
+}
+
+const startUntilReady = (args: ReadonlyArray<string>, ready: RegExp, env: Record<string, string>) =>
   new Promise<ChildProcess>((resolve, reject) => {
     const child = spawn(process.execPath, args, {
       cwd: ROOT,
@@ -45,8 +61,24 @@ export const startNode = (args: ReadonlyArray<string>, ready: RegExp, env: Recor
     })
   })
 
-/** SIGTERM, then SIGKILL after 5 s. */
-export const stop = (child: ChildProcess) =>
+/**
+ * SIGTERM, then SIGKILL after 5 s. For `svc serve`, first prints its memory: idle after start and
+ * peak (VmHWM) over everything the benchmark sent it, and appends them to
+ * `SVC_BENCH_MEMORY_FILE` (set by `npm run bench`, which reports the highest over all benchmarks).
+ * Targets (issue #12): idle ≤ 100 MB, peak ≤ 180 MB.
+ */
+export const stop = async (child: ChildProcess) => {
+  const server = servers.get(child)
+  if (server !== undefined && child.exitCode === null) {
+    const peak = await peakRssMb(child.pid!)
+    console.log(`memory: svc serve (${server.label}) ${server.idle.toFixed(0)} MB idle after start, peak ${peak.toFixed(0)} MB (targets: idle ≤ 100, peak ≤ 180)`)
+    const file = process.env.SVC_BENCH_MEMORY_FILE
+    if (file !== undefined) await appendFile(file, `${JSON.stringify({ bench: server.label, idle: server.idle, peak })}\n`)
+  }
+  return stopProcess(child)
+}
+
+const stopProcess = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
     if (child.exitCode !== null) return resolve()
     child.once("exit", () => resolve())
@@ -54,9 +86,14 @@ export const stop = (child: ChildProcess) =>
     setTimeout(() => child.kill("SIGKILL"), 5_000).unref()
   })
 
-/** Peak resident memory of a process (VmHWM), in MB. */
-export const peakRssMb = async (pid: number) => {
+const statusMb = async (pid: number, field: "VmHWM" | "VmRSS") => {
   const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "")
-  const kb = /VmHWM:\s+(\d+)\s+kB/.exec(status)?.[1]
+  const kb = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(status)?.[1]
   return kb === undefined ? Number.NaN : Number(kb) / 1024
 }
+
+/** Peak resident memory of a process (VmHWM), in MB. */
+export const peakRssMb = (pid: number) => statusMb(pid, "VmHWM")
+
+/** Resident memory of a process now (VmRSS), in MB. */
+export const rssMb = (pid: number) => statusMb(pid, "VmRSS")
