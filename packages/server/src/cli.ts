@@ -1,6 +1,7 @@
 import { migrateDatabase, openApiDocument, purgeOnce, resolveOptions, signIdentityToken, sqlClientLayer, SvcConfigurationError, type SvcOptions } from "@svc/backend"
 import { Effect } from "effect"
 import { parseArgs } from "node:util"
+import { setFlagsFromString } from "node:v8"
 import { findConfigFile, loadConfig, withDatabaseUrl } from "./config-file.js"
 import { demoOptions } from "./demo.js"
 import { startServer } from "./start.js"
@@ -53,6 +54,8 @@ const serve = async (values: Record<string, string | boolean | undefined>) => {
     host: (values.host as string | undefined) ?? "0.0.0.0",
     demoPage: options.script?.enabled !== false
   })
+  // bin/svc.js kept the young generation from growing during startup; requests may grow it again.
+  setFlagsFromString("--semi-space-growth-factor=2")
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -1,11 +1,13 @@
-import { HttpApiScalar, HttpLayerRouter, HttpServerRequest, OpenApi } from "@effect/platform"
+import { HttpLayerRouter, HttpServerRequest, OpenApi } from "@effect/platform"
 import { SvcApi } from "@svc/api"
 import { Effect, Layer } from "effect"
+import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { SvcConfig, type ResolvedConfig } from "../config/resolved.js"
 import { type StaticBody, staticBody, staticResponse } from "./compression.js"
+import { errorResponse } from "./error-response.js"
 
 /** The contract annotated with this instance's title, version and documented server. */
 export const configuredApi = (config: ResolvedConfig) =>
@@ -47,22 +49,34 @@ export const openApiDocument = (config: ResolvedConfig) => {
 const escapeHtml = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
 
-/** JSON inside a `<script>` element: nothing in it may close the element. */
-const scriptJson = (value: unknown) =>
-  JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026")
+/** JSON text inside a `<script>` element: nothing in it may close the element. */
+const scriptJson = (json: string) =>
+  json.replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026")
     .replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")
 
 /**
  * The Scalar reference UI that @effect/platform ships (its `HttpApiScalar` inlines this 3.3 MB
- * script into every page). The module is already loaded by the platform's index, so this costs
- * no second copy; `undefined` if a platform release moves it (then /docs inlines it as before).
+ * script into every page), read from the platform's file on the first `/docs` request. Read as
+ * text and parsed, not imported: an imported module keeps its source (6.4 MB in memory) and its
+ * string (another 6.4 MB) for the life of the process. `undefined` if a platform release moves
+ * it (then `/docs` renders without the UI script, and `/docs/scalar.js` is 404).
  */
-const scalarScript = Effect.promise(async () => {
+const scalarScript = Effect.promise(async (): Promise<string | undefined> => {
   try {
     const root = dirname(createRequire(import.meta.url).resolve("@effect/platform/package.json"))
-    const module = await import(pathToFileURL(join(root, "dist", "esm", "internal", "httpApiScalar.js")).href) as {
-      javascript?: unknown
+    const file = join(root, "dist", "esm", "internal", "httpApiScalar.js")
+    const text = await readFile(file, "utf8")
+    // `export const javascript="…";`: a JSON-compatible string literal in every release so far.
+    const start = text.indexOf("\"", text.indexOf("export const javascript"))
+    const end = text.lastIndexOf("\";")
+    if (start !== -1 && end > start) {
+      try {
+        return JSON.parse(text.slice(start, end + 1)) as string
+      } catch {
+        // not JSON-compatible: import the module instead
+      }
     }
+    const module = await import(pathToFileURL(file).href) as { javascript?: unknown }
     return typeof module.javascript === "string" ? module.javascript : undefined
   } catch {
     return undefined
@@ -73,7 +87,7 @@ const scalarScript = Effect.promise(async () => {
  * The `/docs` page: the OpenAPI document inline and the reference UI as its own script, which is
  * compressed once and cached for a year by browsers (its URL carries its hash).
  */
-const docsPage = (config: ResolvedConfig, document: unknown, scriptUrl: string) => `<!doctype html>
+const docsPage = (config: ResolvedConfig, documentJson: string, scriptUrl: string) => `<!doctype html>
 <html>
   <head>
     <meta charset="utf-8" />
@@ -81,7 +95,7 @@ const docsPage = (config: ResolvedConfig, document: unknown, scriptUrl: string) 
     <meta name="viewport" content="width=device-width, initial-scale=1" />
   </head>
   <body>
-    <script id="api-reference" type="application/json">${scriptJson(document)}</script>
+    <script id="api-reference" type="application/json">${scriptJson(documentJson)}</script>
     <script>document.getElementById("api-reference").dataset.configuration = JSON.stringify({ _integration: "html" })</script>
     <script src="${escapeHtml(scriptUrl)}"></script>
   </body>
@@ -91,35 +105,59 @@ const docsPage = (config: ResolvedConfig, document: unknown, scriptUrl: string) 
 const NO_CACHE = { "cache-control": "no-cache" }
 const IMMUTABLE = { "cache-control": "public, max-age=31536000, immutable" }
 
-const staticRoute = (path: string, body: StaticBody, headers: Record<string, string>) =>
+/** `<specPath>`'s body, built on its first request (or the first `/docs` request) and kept. */
+const specBody = (config: ResolvedConfig): Effect.Effect<StaticBody> =>
+  Effect.sync(() => staticBody(JSON.stringify(openApiDocument(config)), "application/json"))
+
+/** The `/docs` page and its script, built on the first request of either and kept. */
+interface DocsBodies {
+  readonly page: StaticBody
+  readonly script: StaticBody | undefined
+}
+
+const docsBodies = (config: ResolvedConfig, spec: Effect.Effect<StaticBody>): Effect.Effect<DocsBodies> =>
+  Effect.map(Effect.zip(spec, scalarScript), ([document, scalar]) => {
+    const script = scalar === undefined ? undefined : staticBody(scalar, "application/javascript; charset=utf-8")
+    // Relative to `<basePath>/docs`, so it holds behind a proxy that moves the mount.
+    const scriptUrl = `docs/scalar.js?v=${script?.etag.slice(1, 13) ?? "missing"}`
+    const page = staticBody(docsPage(config, new TextDecoder().decode(document.bytes), scriptUrl), "text/html; charset=utf-8")
+    return { page, script }
+  })
+
+const lazyRoute = <A>(
+  path: string,
+  bodies: Effect.Effect<A>,
+  pick: (bodies: A) => StaticBody | undefined,
+  headers: Record<string, string>
+) =>
   HttpLayerRouter.add(
     "GET",
     path as `/${string}`,
-    Effect.map(HttpServerRequest.HttpServerRequest, (request) => staticResponse(body, request.headers["if-none-match"], headers))
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      Effect.map(bodies, (all) => {
+        const body = pick(all)
+        return body === undefined
+          ? errorResponse("ROUTE_NOT_FOUND", "The API reference UI script is not part of this installation")
+          : staticResponse(body, request.headers["if-none-match"], headers)
+      }))
   )
 
 /**
  * `GET <specPath>`, the HTML reference at `/docs` and its script at `/docs/scalar.js`, when
- * `openapi.enabled`. Each body is built once, with a strong ETag, and compressed once per coding.
+ * `openapi.enabled`. Nothing is built at startup: the document on its first request, the page
+ * and the 3.3 MB script on the first request of either; each with a strong ETag, kept from then
+ * on and compressed once per coding. A server nobody reads the docs of never holds them.
  */
 export const OpenApiRoutesLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* SvcConfig
     if (!config.openapi.enabled) return Layer.empty
-    const document = openApiDocument(config)
-    const spec = staticBody(JSON.stringify(document), "application/json")
-    const specRoute = staticRoute(config.openapi.specPath, spec, NO_CACHE)
-    const scalar = yield* scalarScript
-    if (scalar === undefined) {
-      return Layer.mergeAll(specRoute, HttpApiScalar.layerHttpLayerRouter({ api: configuredApi(config), path: "/docs" }))
-    }
-    const script = staticBody(scalar, "application/javascript; charset=utf-8")
-    // Relative to `<basePath>/docs`, so it holds behind a proxy that moves the mount.
-    const page = staticBody(docsPage(config, document, `docs/scalar.js?v=${script.etag.slice(1, 13)}`), "text/html; charset=utf-8")
+    const spec = yield* Effect.cached(specBody(config))
+    const docs = yield* Effect.cached(docsBodies(config, spec))
     return Layer.mergeAll(
-      specRoute,
-      staticRoute("/docs", page, NO_CACHE),
-      staticRoute("/docs/scalar.js", script, IMMUTABLE)
+      lazyRoute(config.openapi.specPath, spec, (body) => body, NO_CACHE),
+      lazyRoute("/docs", docs, (all) => all.page, NO_CACHE),
+      lazyRoute("/docs/scalar.js", docs, (all) => all.script, IMMUTABLE)
     )
   })
 )
