@@ -12,6 +12,17 @@ const MAX_PERIOD_DAYS = 366
 /** Rows per keyset page: what the export holds in memory at once. */
 export const EXPORT_PAGE_SIZE = 500
 
+/**
+ * One turn of the event loop. A fast reader keeps the socket's buffer empty: every write then
+ * completes at once and its `drain` comes on the next tick, so without this the export ran from
+ * first page to last without the event loop ever polling. For minutes nothing else was served,
+ * no connection accepted, no timer fired; GC tasks that wait on the loop waited too.
+ */
+const eventLoopTurn = Effect.async<void>((resume) => {
+  const immediate = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(immediate))
+})
+
 export type ExportFormat = "ndjson" | "csv"
 
 export interface PeriodQuery {
@@ -69,7 +80,8 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
                 ? Option.none<PeriodCursor | undefined>()
                 : Option.some({ givenAt: Number(last.given_at), id: last.id })
               return [Chunk.fromIterable(rows.map((row) => recordOf(row, now))), next] as const
-            })
+            }),
+            Effect.zipLeft(eventLoopTurn)
           ))
       ))
 

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { ConsentRow } from "../consents/repository.js"
+import { tenantColumnBesideIds } from "../database/tenant-column.js"
 import { Millis } from "../legal/repository.js"
 
 const Text = Schema.NullOr(Schema.String)
@@ -26,6 +27,7 @@ const MAX_SUBJECTS_PER_QUERY = 500
 export class ConsentRecordsRepo extends Effect.Service<ConsentRecordsRepo>()("@svc/backend/ConsentRecordsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const tenantBesideIds = tenantColumnBesideIds(sql, "c.tenant_id")
 
     // Every column of the record (what the ledger reads and what only an export shows), so a column
     // added to consents for the ledger reaches the export without a second list to keep in step.
@@ -37,7 +39,7 @@ export class ConsentRecordsRepo extends Effect.Service<ConsentRecordsRepo>()("@s
       Result: RecordRow,
       execute: ({ subjectIds, tenantId }) =>
         sql`SELECT ${columns} ${fromConsents}
-            WHERE c.tenant_id = ${tenantId} AND c.subject_id IN ${sql.in(subjectIds)}
+            WHERE ${tenantBesideIds} = ${tenantId} AND c.subject_id IN ${sql.in(subjectIds)}
             ORDER BY c.given_at, c.created_at, c.id`
     })
 

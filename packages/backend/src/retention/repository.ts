@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { changedRows } from "../database/database-error.js"
+import { tenantColumnBesideIds } from "../database/tenant-column.js"
 
 /** Rows one retention batch touches: small enough that no statement holds its locks for long. */
 export const RETENTION_BATCH = 1000
@@ -22,6 +23,7 @@ export interface BatchCursor {
 export class RetentionRepo extends Effect.Service<RetentionRepo>()("@svc/backend/RetentionRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const tenantBesideIds = tenantColumnBesideIds(sql, "tenant_id")
 
     const conditions = {
       ipAddress: sql`ip_address IS NOT NULL`,
@@ -74,7 +76,7 @@ export class RetentionRepo extends Effect.Service<RetentionRepo>()("@svc/backend
       ids.length === 0
         ? Effect.succeed(0)
         : sql`UPDATE svc_consents SET ${changes[kind](now)}
-              WHERE tenant_id = ${tenantId} AND id IN ${sql.in(ids)} AND ${conditions[kind]}`.raw.pipe(Effect.map(changedRows))
+              WHERE ${tenantBesideIds} = ${tenantId} AND id IN ${sql.in(ids)} AND ${conditions[kind]}`.raw.pipe(Effect.map(changedRows))
 
     const noRecord = sql`NOT EXISTS (SELECT 1 FROM svc_consents c WHERE c.subject_id = s.id AND c.tenant_id = s.tenant_id)`
     const forUpdate = sql.literal(sql.onDialectOrElse({ sqlite: () => "", orElse: () => " FOR UPDATE" }))
@@ -103,10 +105,10 @@ export class RetentionRepo extends Effect.Service<RetentionRepo>()("@svc/backend
     const deleteIdle = (tenantId: string, ids: ReadonlyArray<string>) =>
       ids.length === 0
         ? Effect.succeed(0)
-        : sql`SELECT id FROM svc_subjects WHERE tenant_id = ${tenantId} AND id IN ${sql.in(ids)} ORDER BY id${forUpdate}`.pipe(
+        : sql`SELECT id FROM svc_subjects WHERE ${tenantBesideIds} = ${tenantId} AND id IN ${sql.in(ids)} ORDER BY id${forUpdate}`.pipe(
           Effect.zipRight(
             sql`DELETE FROM svc_subjects
-                WHERE tenant_id = ${tenantId} AND id IN ${sql.in(ids)} AND external_id IS NULL
+                WHERE ${tenantBesideIds} = ${tenantId} AND id IN ${sql.in(ids)} AND external_id IS NULL
                   AND NOT EXISTS (SELECT 1 FROM svc_consents c WHERE c.subject_id = svc_subjects.id
                     AND c.tenant_id = svc_subjects.tenant_id)`.raw
           ),
