@@ -48,7 +48,8 @@ const nextTurn = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 
-const run = (connection: Connection, statement: string) => connection.executeUnprepared(statement, [], undefined)
+/** A fixed statement, prepared once and kept in the driver's statement cache. */
+const run = (connection: Connection, statement: string) => connection.execute(statement, [], undefined)
 
 export const makeGroupCommit = (options: GroupCommitOptions) => {
   /** The group gathering members while it waits for the connection. */

@@ -46,7 +46,7 @@ export const makeSqliteClient = (options: { readonly filename: string; readonly 
       Effect.gen(function*() {
         const scope = yield* Scope.make()
         const connection = yield* Scope.extend(reserve, scope)
-        yield* connection.executeUnprepared("BEGIN IMMEDIATE", [], undefined).pipe(
+        yield* connection.execute("BEGIN IMMEDIATE", [], undefined).pipe(
           Effect.onExit((exit) => exit._tag === "Failure" ? Scope.close(scope, exit) : Effect.void)
         )
         return [scope, connection] as const
