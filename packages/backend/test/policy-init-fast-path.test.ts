@@ -34,14 +34,21 @@ const comparable = async (response: Response) => {
   return { status: response.status, headers, body: await response.json() }
 }
 
-// The bundled server answers plain GET /init through a fast path outside Effect's HTTP pipeline;
-// with `observability.requests: "all"` it always takes the pipeline. Both must answer alike.
-describe("GET /init: fast path and pipeline answer alike", () => {
-  const fast = useServer("sqlite", options)
-  const pipeline = useServer("sqlite", { ...options, observability: { requests: "all" } })
+// The bundled server answers plain GET /init through a fast path in front of Effect's HTTP
+// pipeline; `initFastPath: false` sends every request through the pipeline. Both must answer alike,
+// at the root and under a mount prefix with every origin trusted (CORS answers differ there).
+const configurations = [
+  ["at the root", options],
+  ["under a basePath, every origin trusted", { ...options, basePath: "/consent/", trustedOrigins: ["*"] }]
+] as const
+
+describe.each(configurations)("GET /init: fast path and pipeline answer alike (%s)", (_, configuration) => {
+  const fast = useServer("sqlite", configuration)
+  const pipeline = useServer("sqlite", configuration, { initFastPath: false })
+  const prefix = "basePath" in configuration ? "/consent" : ""
 
   it.each(requests)("%s", async (path, headers) => {
-    const [a, b] = await Promise.all([fast.fetch(path, { headers }), pipeline.fetch(path, { headers })])
+    const [a, b] = await Promise.all([fast.fetch(prefix + path, { headers }), pipeline.fetch(prefix + path, { headers })])
     expect(await comparable(a)).toEqual(await comparable(b))
     if (headers["x-request-id"] !== undefined) expect(a.headers.get("x-request-id")).toBe(headers["x-request-id"])
     else expect(a.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)

@@ -19,6 +19,11 @@ export interface StartOptions {
   readonly drainTimeoutMs?: number
   /** Also serve `GET /demo`, a page with the banner. Default `false` (`svc serve` turns it on). */
   readonly demoPage?: boolean
+  /**
+   * Answer plain `GET /init` on the fast path in front of the Effect pipeline (docs/decisions.md,
+   * "Speed"). Default `true`; off, every request takes the pipeline, with the same answers.
+   */
+  readonly initFastPath?: boolean
 }
 
 export interface RunningServer {
@@ -116,7 +121,7 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
     // eslint-disable-next-line preserve-caught-error -- the driver's error may quote the database password; this message is scrubbed of it
     throw new Error(describeStartupFailure(error, options))
   }
-  const server = createServer({ keepAliveTimeout: 5_000 }, withInitFastPath(`${basePath}/init`, initFastPath, pipeline))
+  const server = createServer({ keepAliveTimeout: 5_000 }, withInitFastPath(`${basePath}/init`, start.initFastPath === false ? undefined : initFastPath, pipeline))
   server.on("clientError", answerProtocolError)
   try {
     await listen(server, port, host)

@@ -1,7 +1,7 @@
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { SvcApi } from "@svc/api"
 import type { SqlDialect, SvcOptions } from "@svc/backend"
-import { type RunningServer, startServer } from "@svc/server"
+import { type RunningServer, startServer, type StartOptions } from "@svc/server"
 import { Effect } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { type FreshDatabase, freshDatabase } from "./dialects.js"
@@ -33,12 +33,16 @@ const derivedClient = (baseUrl: string, key?: string) =>
  * Starts a real svc server on a fresh database of `dialect` for the enclosing `describe` block
  * (vitest `beforeAll`), migrated, on 127.0.0.1 and a free port; stops it and drops the database after.
  */
-export const useServer = (dialect: SqlDialect, options: TestOptions = {}): TestServer => {
+export const useServer = (
+  dialect: SqlDialect,
+  options: TestOptions = {},
+  start: Omit<StartOptions, "port" | "host"> = {}
+): TestServer => {
   let running: RunningServer | undefined
   let db: FreshDatabase | undefined
   beforeAll(async () => {
     db = await freshDatabase(dialect)
-    running = await startServer({ ...options, database: db.database, observability: { requests: "none", ...options.observability } }, { port: 0, host: "127.0.0.1" })
+    running = await startServer({ ...options, database: db.database, observability: { requests: "none", ...options.observability } }, { ...start, port: 0, host: "127.0.0.1" })
   })
   afterAll(async () => {
     await running?.close()
