@@ -1,5 +1,5 @@
 import { InitHeaders, InitQuery } from "@svc/api"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Runtime, Schema } from "effect"
 import type { IncomingHttpHeaders } from "node:http"
 import { SvcConfig } from "../config/resolved.js"
 import { corsHeaders, makeOriginPolicy } from "../http/cors.js"
@@ -37,6 +37,8 @@ const decodeHeaders = Schema.decodeUnknownEither(InitHeaders)
 export const makeInitFastPath = Effect.gen(function*() {
   const config = yield* SvcConfig
   const init = yield* PolicyInit
+  // The instance's own runtime (its logger, secret scrubber and tracer setting), not the global one.
+  const runPromise = Runtime.runPromise(yield* Effect.runtime<never>())
   const origins = makeOriginPolicy(config.trustedOrigins)
   // Successful requests are logged only at `all`: then the ordinary route writes the wide event.
   // A configured `/init` rate limit is counted on the ordinary route only.
@@ -57,7 +59,7 @@ export const makeInitFastPath = Effect.gen(function*() {
     if (Either.isLeft(decodedQuery) || Either.isLeft(decodeHeaders(flat))) return undefined
     const origin = flat.origin
     const cors = corsHeaders(origins, origin, true)
-    return Effect.runPromise(init.answer({
+    return runPromise(init.answer({
       query: decodedQuery.right,
       headers: flat,
       remoteAddress,
