@@ -105,6 +105,9 @@ describe.each(dialects)("GET /metrics (Prometheus) [%s]", (dialect) => {
     expect(delta("svc_db_statement_duration_seconds_sum", { statement: "select" })).toBeGreaterThan(0)
     expect(after.types.get("svc_db_statement_duration_seconds")).toBe("histogram")
     expect(after.types.get("svc_db_statements_total")).toBe("counter")
+    // Concurrent use: every statement of the finished requests has ended.
+    expect(after.types.get("svc_db_statements_in_flight")).toBe("gauge")
+    expect(valueOf(after, "svc_db_statements_in_flight", {})).toBeGreaterThanOrEqual(0)
 
     // Process gauges are there; no subject id, key or concrete path ever is.
     expect(valueOf(after, "svc_process_memory_bytes", { kind: "rss" })).toBeGreaterThan(0)

@@ -116,6 +116,17 @@ export const statementKindOf = (sql: unknown): StatementKind => {
   return (STATEMENT_KINDS as ReadonlyArray<string | undefined>).includes(word) ? word as StatementKind : "other"
 }
 
+const statementsInFlight = Metric.gauge("svc_db_statements_in_flight", {
+  description: "Database statements started and not finished (waiting for a connection or running); near the pool size (10) means the pool is saturated"
+})
+let inFlight = 0
+
+/** A statement started (`+1`) or finished (`-1`). */
+export const trackStatementInFlight = (delta: 1 | -1): void => {
+  inFlight += delta
+  statementsInFlight.unsafeUpdate(inFlight, [])
+}
+
 /** One finished database statement. */
 export const recordStatement = (kind: StatementKind, seconds: number, ok: boolean): void => {
   statementLatency.unsafeUpdate(seconds, kindTags.get(kind)!)

@@ -1,5 +1,5 @@
 import { Effect, type Exit, Layer, Tracer } from "effect"
-import { recordStatement, statementKindOf, type StatementKind } from "./metrics.js"
+import { recordStatement, statementKindOf, type StatementKind, trackStatementInFlight } from "./metrics.js"
 
 /*
  * Database statement metrics, read off the `sql.execute` span that @effect/sql opens around every
@@ -14,7 +14,9 @@ import { recordStatement, statementKindOf, type StatementKind } from "./metrics.
 class TimedSpan implements Tracer.Span {
   readonly _tag = "Span"
   private kind_: StatementKind = "other"
-  constructor(readonly inner: Tracer.Span) {}
+  constructor(readonly inner: Tracer.Span) {
+    trackStatementInFlight(1)
+  }
   get name() { return this.inner.name }
   get spanId() { return this.inner.spanId }
   get traceId() { return this.inner.traceId }
@@ -26,6 +28,7 @@ class TimedSpan implements Tracer.Span {
   get sampled() { return this.inner.sampled }
   get kind() { return this.inner.kind }
   end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
+    trackStatementInFlight(-1)
     recordStatement(this.kind_, Number(endTime - this.inner.status.startTime) / 1e9, exit._tag === "Success")
     this.inner.end(endTime, exit)
   }
