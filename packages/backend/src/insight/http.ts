@@ -3,7 +3,8 @@ import { Clock, Effect, Layer } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { ExperimentSummaries } from "../experiments/summaries.js"
-import { ApiKeys } from "../http/api-keys.js"
+import { ApiKeys } from "../access/api-keys.js"
+import { bearerToken } from "../http/bearer.js"
 import { errorResponse } from "../http/error-response.js"
 import { RateLimits } from "../limits/rate-limits.js"
 import { ACTIONS, type Action, type InsightData, renderInsight, renderLogin } from "./page.js"
@@ -55,8 +56,10 @@ export const InsightRoutesLive = Layer.unwrapEffect(
     const sessions = makeInsightSessions(config.apiKeys)
     const cookiePath = `${config.basePath}/insight`
 
-    const authorized = (request: HttpServerRequest.HttpServerRequest, now: number) =>
-      keys.verifyHeader(request.headers.authorization) || sessions.verify(cookieOf(request.headers.cookie, COOKIE), now)
+    const authorized = (request: HttpServerRequest.HttpServerRequest, now: number) => {
+      const key = bearerToken(request.headers.authorization)
+      return (key !== undefined && keys.verify(key)) || sessions.verify(cookieOf(request.headers.cookie, COOKIE), now)
+    }
 
     const load = (fromMs: number, toMs: number, domain: string | null) =>
       Effect.gen(function*() {

@@ -11,7 +11,8 @@ import { Clock, Effect, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { EventOutbox } from "../events/outbox.js"
-import { ApiKeys } from "../http/api-keys.js"
+import { ApiKeys } from "../access/api-keys.js"
+import { bearerToken } from "../http/bearer.js"
 import { verifyIdentityToken } from "../identity/tokens.js"
 import { type IdentityLink, SubjectsRepo } from "./repository.js"
 
@@ -43,6 +44,10 @@ export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend
     const outbox = yield* EventOutbox
     const tenantId = config.tenantId ?? ""
     const tokenSettings = config.identityToken
+    const verifyHeader = (authorization: string | undefined): boolean => {
+      const key = bearerToken(authorization)
+      return key !== undefined && apiKeys.verify(key)
+    }
 
     /** Judges the proof a request carries for `externalId` under `provider`. */
     const prove = (
@@ -50,7 +55,7 @@ export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend
       externalId: string,
       provider: string
     ): Effect.Effect<IdentityProof> => {
-      if (apiKeys.verifyHeader(request.authorization)) return Effect.succeed("api-key")
+      if (verifyHeader(request.authorization)) return Effect.succeed("api-key")
       const token = request.identityToken
       if (token === undefined) return Effect.succeed("none")
       if (tokenSettings === undefined) return Effect.succeed("bad-token")
@@ -75,7 +80,7 @@ export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend
       Effect.gen(function*() {
         // A key that is sent but wrong is a misconfigured server, not an anonymous visitor: say so
         // rather than quietly making an unverified link the caller believes verified.
-        if (authorization !== undefined && authorization.trim() !== "" && !apiKeys.verifyHeader(authorization)) {
+        if (authorization !== undefined && authorization.trim() !== "" && !verifyHeader(authorization)) {
           return yield* Effect.fail(new Unauthorized({ message: "The API key is not valid for this backend" }))
         }
         const provider = body.identityProvider ?? DEFAULT_IDENTITY_PROVIDER
@@ -126,7 +131,7 @@ export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend
         return yield* Effect.fail(new IdentityConflict({ message: "The subject's link changed concurrently; retry" }))
       }).pipe(orDatabaseError)
 
-    const hasApiKey = (authorization: string | undefined): boolean => apiKeys.verifyHeader(authorization)
+    const hasApiKey = (authorization: string | undefined): boolean => verifyHeader(authorization)
 
     return { prove, link, hasApiKey } as const
   })

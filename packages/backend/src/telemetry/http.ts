@@ -1,7 +1,8 @@
 import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { SvcConfig } from "../config/resolved.js"
-import { ApiKeys } from "../http/api-keys.js"
+import { ApiKeys } from "../access/api-keys.js"
+import { bearerToken } from "../http/bearer.js"
 import { errorResponse } from "../http/error-response.js"
 import { RateLimits } from "../limits/rate-limits.js"
 import { prometheusText } from "./prometheus.js"
@@ -22,8 +23,8 @@ export const MetricsRouteLive = Layer.unwrapEffect(
     const gauges = yield* RuntimeGauges
     const route = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")
-      const matched = bearer === null ? undefined : keys.match(bearer[1]!)
+      const key = bearerToken(request.headers.authorization)
+      const matched = key === undefined ? undefined : keys.match(key)
       if (matched === undefined) {
         return errorResponse("UNAUTHORIZED", "A valid API key is required: Authorization: Bearer <API_KEY>", {
           "www-authenticate": "Bearer"
