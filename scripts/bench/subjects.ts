@@ -73,7 +73,8 @@ interface Measured {
   readonly errors: number
 }
 
-const measureSaves = async (base: string, seconds: number): Promise<Measured> => {
+/** Saves of fresh subjects at 32 connections for `seconds` (also used by the summary bench's cost-growth check). */
+export const measureSaves = async (base: string, seconds: number): Promise<Measured> => {
   const result = await autocannonWithRequests({
     url: base,
     connections: CONNECTIONS,

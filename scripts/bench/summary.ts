@@ -1,7 +1,9 @@
 /**
  * Experiment summary benchmark: 1,000,000 attributed cookie-banner saves in SQLite and in
  * Postgres, then GET /experiments/:id/summary on the real server over the whole range, a 7-day
- * window and a domain filter (median of several runs each).
+ * window and a domain filter (median of several runs each). Cost growth: POST /subjects (fresh
+ * subjects) with 10,000 saves stored and again with all of them; the ratio is the figure (the server
+ * runs in this process beside autocannon, so the absolute rates are below `bench subjects`').
  *
  *   npx tsx --conditions=@svc/source scripts/bench/summary.ts            (SVC_TEST_PG_URL, else postgres://postgres@127.0.0.1:5432/postgres)
  *   SVC_BENCH_ROWS=200000 npx tsx scripts/bench/summary.ts    (smaller run)
@@ -16,6 +18,7 @@ import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { pathToFileURL } from "node:url"
 import pg from "pg"
+import { measureSaves } from "./subjects.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 1_000_000)
 const BATCH = 10_000
@@ -79,7 +82,8 @@ const median = (values: ReadonlyArray<number>) => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
-const insertSqlite = (file: string) => {
+/** Rows `from` to `to` (exclusive) of the deterministic load. */
+const insertSqlite = (file: string, from: number, to: number) => {
   const db = new Database(file)
   db.pragma("journal_mode = WAL")
   db.pragma("synchronous = OFF")
@@ -89,18 +93,18 @@ const insertSqlite = (file: string) => {
       insert.run(r.id, r.subjectId, r.id, r.domain, r.givenAt, r.givenAt, EXPERIMENT, r.arm, r.action, r.surface, r.timeToDecisionMs)
     }
   })
-  for (let offset = 0; offset < ROWS; offset += BATCH) {
-    batch(Array.from({ length: Math.min(BATCH, ROWS - offset) }, (_, k) => makeRow(offset + k)))
+  for (let offset = from; offset < to; offset += BATCH) {
+    batch(Array.from({ length: Math.min(BATCH, to - offset) }, (_, k) => makeRow(offset + k)))
   }
   db.close()
 }
 
-const insertPostgres = async (url: string, schema: string) => {
+const insertPostgres = async (url: string, schema: string, from: number, to: number) => {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   await client.query(`SET search_path TO ${schema}`)
-  for (let offset = 0; offset < ROWS; offset += BATCH) {
-    const rows = Array.from({ length: Math.min(BATCH, ROWS - offset) }, (_, k) => makeRow(offset + k))
+  for (let offset = from; offset < to; offset += BATCH) {
+    const rows = Array.from({ length: Math.min(BATCH, to - offset) }, (_, k) => makeRow(offset + k))
     await client.query(
       `INSERT INTO svc_consents (${COLUMNS})
        SELECT id, '', subject_id, id, 'bench', 'cookie_banner', domain, given_at, given_at, $9, arm, action, surface, ttd
@@ -127,6 +131,8 @@ const insertPostgres = async (url: string, schema: string) => {
 interface Figures {
   readonly label: string
   readonly insertMs: number
+  /** POST /subjects (new subjects, 32 connections): req/s and p99 with 10k rows stored, then with all of them. */
+  readonly saves: { readonly small: SaveRate; readonly full: SaveRate }
   readonly timings: ReadonlyArray<
     { readonly name: string; readonly medianMs: number; readonly minMs: number; readonly arms: number; readonly choices: number }
   >
@@ -138,15 +144,47 @@ const QUERIES = [
   { name: "domain filter", query: "?domain=shop.example" }
 ]
 
-const timeSummaries = async (database: SvcOptions["database"], label: string, insert: () => Promise<void>): Promise<Figures> => {
+interface SaveRate {
+  readonly rps: number
+  readonly p99: number
+}
+
+const SMALL = 10_000
+const SAVE_SECONDS = 3
+
+/** Cost growth: the save rate of a server on the database as it is now. */
+const saveRate = async (options: SvcOptions, label: string, rows: number): Promise<SaveRate> => {
+  const server = await startServer(options, { port: 0, host: "127.0.0.1" })
+  try {
+    await measureSaves(server.url, 1) // warm-up
+    const { rps, p99, errors } = await measureSaves(server.url, SAVE_SECONDS)
+    if (errors > 0) throw new Error(`${label}: ${errors} saves failed`)
+    console.log(`[${label}] POST /subjects with ${rows.toLocaleString("en")} stored: ${rps.toFixed(0)} req/s, p99 ${p99} ms`)
+    return { rps, p99 }
+  } finally {
+    await server.close()
+  }
+}
+
+const timeSummaries = async (
+  database: SvcOptions["database"],
+  label: string,
+  insert: (from: number, to: number) => Promise<void>
+): Promise<Figures> => {
   // Migrate (and prove the server starts) on the empty database, load it, then serve it again.
   const options: SvcOptions = { database, apiKeys: [API_KEY], observability: { requests: "none" } }
   await (await startServer(options, { port: 0, host: "127.0.0.1" })).close()
   resetRandom()
+  const small = Math.min(SMALL, ROWS)
   const loadStarted = performance.now()
-  await insert()
-  const insertMs = performance.now() - loadStarted
+  await insert(0, small)
+  let insertMs = performance.now() - loadStarted
+  const smallRate = await saveRate(options, label, small)
+  const restStarted = performance.now()
+  await insert(small, ROWS)
+  insertMs += performance.now() - restStarted
   console.log(`[${label}] inserted ${ROWS.toLocaleString("en")} saves in ${seconds(insertMs)}`)
+  const fullRate = await saveRate(options, label, ROWS)
 
   const server = await startServer(options, { port: 0, host: "127.0.0.1" })
   try {
@@ -174,7 +212,7 @@ const timeSummaries = async (database: SvcOptions["database"], label: string, in
         `[${label}] ${name}: median ${medianMs.toFixed(0)} ms, min ${minMs.toFixed(0)} ms over ${RUNS} runs (${arms} arms, ${choices.toLocaleString("en")} saves)`
       )
     }
-    return { label, insertMs, timings }
+    return { label, insertMs, saves: { small: smallRate, full: fullRate }, timings }
   } finally {
     await server.close()
   }
@@ -186,7 +224,7 @@ export const run = async (): Promise<void> => {
 
   const file = `${tmpdir()}/${name}.db`
   try {
-    results.push(await timeSummaries({ dialect: "sqlite", url: file }, "sqlite", async () => insertSqlite(file)))
+    results.push(await timeSummaries({ dialect: "sqlite", url: file }, "sqlite", async (from, to) => insertSqlite(file, from, to)))
   } finally {
     if (process.env.SVC_BENCH_KEEP === "1") console.log(`[sqlite] kept ${file}`)
     else await Promise.all(["", "-wal", "-shm", "-journal"].map((suffix) => rm(file + suffix, { force: true })))
@@ -195,7 +233,7 @@ export const run = async (): Promise<void> => {
   if (process.env.SVC_BENCH_SKIP_PG !== "1") {
     const url = process.env.SVC_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
     try {
-      results.push(await timeSummaries({ dialect: "postgres", url, schema: name }, "postgres", () => insertPostgres(url, name)))
+      results.push(await timeSummaries({ dialect: "postgres", url, schema: name }, "postgres", (from, to) => insertPostgres(url, name, from, to)))
     } finally {
       const admin = new pg.Client({ connectionString: url })
       await admin.connect()
@@ -211,6 +249,13 @@ export const run = async (): Promise<void> => {
     console.log(
       `| ${r.label} | ${seconds(r.insertMs)} | ${r.timings.map((t) => `${t.medianMs.toFixed(0)} / ${t.minMs.toFixed(0)}`).join(" | ")} |`
     )
+  }
+  console.log(`\nCost growth: POST /subjects (new subjects, 32 connections, ${SAVE_SECONDS} s) with ${SMALL.toLocaleString("en")} and ${ROWS.toLocaleString("en")} stored`)
+  console.log("| database | req/s, p99 ms (10k) | req/s, p99 ms (all) | ratio |")
+  console.log("|--|--|--|--|")
+  for (const r of results) {
+    const { full, small } = r.saves
+    console.log(`| ${r.label} | ${small.rps.toFixed(0)}, ${small.p99} | ${full.rps.toFixed(0)}, ${full.p99} | ${(full.rps / small.rps).toFixed(2)} |`)
   }
   const load = (await import("node:os")).loadavg()[0]!
   console.log(`(1-minute load average at the end: ${load.toFixed(1)} on ${(await import("node:os")).cpus().length} cores)`)
