@@ -99,15 +99,14 @@ export class EventDeliverer extends Effect.Service<EventDeliverer>()("@svc/backe
       })
 
     /**
-     * One round: claims up to a batch and delivers it. Returns how many were due, claimed here or
-     * by another replica first: a round that lost its claims to another replica goes again at once
-     * (the next due ones), it does not wait for the poll interval.
+     * One round of one endpoint: claims up to a batch and delivers it. Returns how many were due,
+     * claimed here or by another replica first: a round that lost its claims to another replica goes
+     * again at once (the next due ones), it does not wait for the poll interval.
      */
-    const round = Effect.gen(function*() {
+    const round = (endpoint: string) => Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const disabled = new Set(yield* repo.disabledEndpoints(tenantId))
-      const endpoints = sinks.map((sink) => sink.id).filter((id) => !disabled.has(id))
-      const ids = yield* repo.dueIds({ tenantId, endpoints, now, limit: settings.batchSize })
+      if ((yield* repo.disabledEndpoints(tenantId)).includes(endpoint)) return 0
+      const ids = yield* repo.dueIds({ tenantId, endpoints: [endpoint], now, limit: settings.batchSize })
       if (ids.length === 0) return 0
       const token = randomBytes(16).toString("base64url")
       // MySQL may pick the claim as the victim of a deadlock with the saves inserting deliveries.
@@ -120,21 +119,23 @@ export class EventDeliverer extends Effect.Service<EventDeliverer>()("@svc/backe
     })
 
     /**
-     * Rounds until interrupted: straight on after a busy round, after `pollIntervalMs` after an idle
-     * one. Failed rounds (the database restarting) wait longer each time, up to 5 s, and are logged
-     * once per outage, with a line when delivery resumes.
+     * Rounds of one endpoint until interrupted: straight on after a busy round, after
+     * `pollIntervalMs` after an idle one. Each endpoint has its own rounds, so a slow receiver (each
+     * round waits for its slowest request) holds up no other endpoint. Failed rounds (the database
+     * restarting) wait longer each time, up to 5 s, and are logged once per outage, with a line when
+     * delivery resumes.
      */
-    const deliverRounds = Effect.gen(function*() {
+    const deliverRounds = (endpoint: string) => Effect.gen(function*() {
       let failed = 0
       while (true) {
-        const exit = yield* Effect.exit(round)
+        const exit = yield* Effect.exit(round(endpoint))
         if (Exit.isSuccess(exit)) {
-          if (failed > 0) yield* Effect.logInfo(`event delivery resumed after ${failed} failed rounds`)
+          if (failed > 0) yield* Effect.logInfo(`event delivery to ${endpoint} resumed after ${failed} failed rounds`)
           failed = 0
           if (exit.value === 0) yield* Effect.sleep(settings.pollIntervalMs)
           continue
         }
-        if (failed === 0) yield* Effect.logWarning("event delivery round failed; trying again until it works", exit.cause)
+        if (failed === 0) yield* Effect.logWarning(`event delivery round of ${endpoint} failed; trying again until it works`, exit.cause)
         failed++
         yield* Effect.sleep(Math.min(settings.pollIntervalMs * 2 ** Math.min(failed, 8), 5_000))
       }
@@ -147,7 +148,7 @@ export class EventDeliverer extends Effect.Service<EventDeliverer>()("@svc/backe
     }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("purging delivered events failed", cause)))
     const purgeRounds = Effect.forever(Effect.zipRight(purge, Effect.sleep(Math.min(settings.keepDeliveredMs, 3_600_000))))
 
-    const run = Effect.zip(deliverRounds, purgeRounds, { concurrent: true })
+    const run = Effect.all([purgeRounds, ...sinks.map((sink) => deliverRounds(sink.id))], { concurrency: "unbounded", discard: true })
 
     return { round, purge, run } as const
   })
