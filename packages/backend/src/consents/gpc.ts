@@ -26,10 +26,6 @@ export const applyGpc = (
   return { decision: { ...decision, preferences, receipts }, proof: { denied, overridden } }
 }
 
-/** `Sec-GPC: 1` (the header browsers with GPC on send with every request). */
-export const gpcHeader = (headers: Readonly<Record<string, string | undefined>>): boolean =>
-  headers["sec-gpc"]?.trim() === "1"
-
 /** The stored proof column: `NULL` when no signal applied. */
 export const encodeGpcProof = (proof: GpcProof | null): string | null => proof === null ? null : JSON.stringify(proof)
 

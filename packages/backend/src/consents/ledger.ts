@@ -21,14 +21,13 @@ import { isLegalDocumentType } from "@svc/schema"
 import { SqlClient } from "@effect/sql"
 import { randomBytes } from "node:crypto"
 import { Clock, Effect, Either, Option } from "effect"
+import type { RequestContext } from "../access/request-context.js"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { retryDeadlocks } from "../database/deadlock.js"
 import { EventOutbox } from "../events/outbox.js"
-import { clientIp } from "../http/client-ip.js"
-import { applyGpc, encodeGpcProof, gpcHeader } from "./gpc.js"
+import { applyGpc, encodeGpcProof } from "./gpc.js"
 import { decodeSignalStrings } from "./signal-strings.js"
-import { currentWideEvent } from "../http/wide-event.js"
 import { LegalDocuments } from "../legal/documents.js"
 import type { ReleaseRow } from "../legal/repository.js"
 import { PolicyManifest } from "../policy/manifest.js"
@@ -47,13 +46,6 @@ import {
 import { readConsentRow, type StoredConsent, toConsentRecord } from "./records.js"
 import { type ConsentRow, ConsentsRepo, type NewConsentRow } from "./repository.js"
 import { judgeSnapshot, type SnapshotVerdict } from "./snapshot-rules.js"
-
-/** What a save request brings besides its body. */
-export interface SaveContext {
-  readonly authorization: string | undefined
-  readonly headers: Readonly<Record<string, string | undefined>>
-  readonly remoteAddress: string | undefined
-}
 
 export type SaveError =
   | Conflict
@@ -186,15 +178,13 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
       })
 
     /** The save's outcome on its wide log event (and so in the save metrics, with telemetry). */
-    const recordDecisionSource = (stored: StoredConsent, action: string | null) =>
-      Effect.flatMap(currentWideEvent, (event) =>
-        Effect.sync(() => {
-          if (Option.isNone(event)) return
-          event.value["consent.type"] = stored.type
-          if (stored.policyId !== null) event.value["consent.policyId"] = stored.policyId
-          if (action !== null) event.value["consent.action"] = action
-          if (stored.runtimePolicySource !== null) event.value["consent.decisionSource"] = stored.runtimePolicySource
-        }))
+    const recordDecisionSource = (event: RequestContext["logFields"], stored: StoredConsent, action: string | null) => {
+      if (event === undefined) return
+      event["consent.type"] = stored.type
+      if (stored.policyId !== null) event["consent.policyId"] = stored.policyId
+      if (action !== null) event["consent.action"] = action
+      if (stored.runtimePolicySource !== null) event["consent.decisionSource"] = stored.runtimePolicySource
+    }
 
     const asRow = (row: NewConsentRow, release: ReleaseRow | null): ConsentRow => ({
       id: row.id,
@@ -222,7 +212,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
     })
 
     /** `POST /subjects`. */
-    const save = (body: SaveConsentRequest, context: SaveContext): Effect.Effect<SaveConsentResponse, SaveError> =>
+    const save = (body: SaveConsentRequest, context: RequestContext): Effect.Effect<SaveConsentResponse, SaveError> =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const givenAt = body.givenAt.getTime()
@@ -244,13 +234,13 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
         const digest = actDigest(decision)
         const findStored = orDatabaseError(consents.findByActKey({ tenantId, actKey: key }))
 
-        const verdict = yield* Effect.either(judge(body, decision, now, links.hasApiKey(context.authorization)))
+        const verdict = yield* Effect.either(judge(body, decision, now, context.apiKey === "valid"))
         if (Either.isLeft(verdict)) {
           // A landed save is answered with its record even once its token has gone stale.
           const landed = yield* findStored
           if (Option.isSome(landed)) {
             const stored = yield* answerStored(landed.value, digest)
-            yield* recordDecisionSource(stored, body.action ?? null)
+            recordDecisionSource(context.logFields, stored, body.action ?? null)
             return yield* respond(stored)
           }
           return yield* Effect.fail(verdict.left)
@@ -259,7 +249,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
         // GPC: from the request, or as /init saw it; the rule's gpcDenies win over what the act claims.
         const gpc = applyGpc(
           decision,
-          gpcHeader(context.headers) || verdict.right?.gpc === true,
+          context.gpc || verdict.right?.gpc === true,
           pack ?? (body.policyId === undefined ? undefined : manifest.rule(body.policyId))
         )
         const applied = gpc.decision
@@ -270,7 +260,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
         if (body.externalSubjectId !== undefined) {
           const provider = body.identityProvider ?? DEFAULT_IDENTITY_PROVIDER
           const proof = yield* links.prove(
-            { authorization: context.authorization, identityToken: body.identityToken },
+            { apiKey: context.apiKey, identityToken: body.identityToken },
             body.externalSubjectId,
             provider
           )
@@ -283,7 +273,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
 
         const storeIp = pack?.proof?.storeIp ?? true
         const storeUserAgent = pack?.proof?.storeUserAgent ?? true
-        const userAgent = context.headers["user-agent"]
+        const userAgent = context.userAgent
         const row: NewConsentRow = {
           id: newConsentId(),
           tenantId,
@@ -301,7 +291,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           policyFingerprint: pack?.fingerprint ?? null,
           runtimePolicySource: verdict.right?.source ?? null,
           legalReleaseId: release?.id ?? null,
-          ipAddress: storeIp ? clientIp(config.ipAddress, context.headers, context.remoteAddress) : null,
+          ipAddress: storeIp ? context.ipAddress : null,
           userAgent: storeUserAgent && userAgent !== undefined && userAgent !== "" ? userAgent.slice(0, USER_AGENT_MAX) : null,
           journeyId: body.journey?.id ?? null,
           experimentId: body.experiment?.id ?? null,
@@ -346,7 +336,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           if (Option.isNone(landed)) return yield* Effect.dieMessage("an act that blocked an insert is not readable")
           stored = yield* answerStored(landed.value, storedDigest)
         }
-        yield* recordDecisionSource(stored, body.action ?? null)
+        recordDecisionSource(context.logFields, stored, body.action ?? null)
         return yield* respond(stored)
       })
 

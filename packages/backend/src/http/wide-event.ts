@@ -15,6 +15,10 @@ export const openWideEvent = (request: HttpServerRequest.HttpServerRequest): Rec
   return event
 }
 
+/** A request's wide event; `undefined` for a request the edge did not open. */
+export const wideEventOf = (request: HttpServerRequest.HttpServerRequest): Record<string, unknown> | undefined =>
+  events.get(request)
+
 /** The current request's wide event; `None` outside a request served through the edge. */
 export const currentWideEvent: Effect.Effect<Option.Option<Record<string, unknown>>> = Effect.map(
   Effect.serviceOption(HttpServerRequest.HttpServerRequest),

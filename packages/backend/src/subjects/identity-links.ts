@@ -11,8 +11,7 @@ import { Clock, Effect, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { EventOutbox } from "../events/outbox.js"
-import { ApiKeys } from "../access/api-keys.js"
-import { bearerToken } from "../http/bearer.js"
+import type { RequestContext } from "../access/request-context.js"
 import { verifyIdentityToken } from "../identity/tokens.js"
 import { type IdentityLink, SubjectsRepo } from "./repository.js"
 
@@ -35,27 +34,22 @@ export interface LinkedSubject {
  * optional `idp` is the link's provider.
  */
 export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend/IdentityLinks", {
-  dependencies: [SubjectsRepo.Default, ApiKeys.Default, EventOutbox.Default],
+  dependencies: [SubjectsRepo.Default, EventOutbox.Default],
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
     const repo = yield* SubjectsRepo
-    const apiKeys = yield* ApiKeys
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* EventOutbox
     const tenantId = config.tenantId ?? ""
     const tokenSettings = config.identityToken
-    const verifyHeader = (authorization: string | undefined): boolean => {
-      const key = bearerToken(authorization)
-      return key !== undefined && apiKeys.verify(key)
-    }
 
     /** Judges the proof a request carries for `externalId` under `provider`. */
     const prove = (
-      request: { readonly authorization: string | undefined; readonly identityToken: string | undefined },
+      request: { readonly apiKey: RequestContext["apiKey"]; readonly identityToken: string | undefined },
       externalId: string,
       provider: string
     ): Effect.Effect<IdentityProof> => {
-      if (verifyHeader(request.authorization)) return Effect.succeed("api-key")
+      if (request.apiKey === "valid") return Effect.succeed("api-key")
       const token = request.identityToken
       if (token === undefined) return Effect.succeed("none")
       if (tokenSettings === undefined) return Effect.succeed("bad-token")
@@ -75,16 +69,16 @@ export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend
     const link = (
       id: SubjectId,
       body: LinkIdentityRequest,
-      authorization: string | undefined
+      context: RequestContext
     ): Effect.Effect<LinkedSubject, NotFound | IdentityTokenInvalid | IdentityConflict | Unauthorized | DatabaseError> =>
       Effect.gen(function*() {
         // A key that is sent but wrong is a misconfigured server, not an anonymous visitor: say so
         // rather than quietly making an unverified link the caller believes verified.
-        if (authorization !== undefined && authorization.trim() !== "" && !verifyHeader(authorization)) {
+        if (context.apiKey === "invalid") {
           return yield* Effect.fail(new Unauthorized({ message: "The API key is not valid for this backend" }))
         }
         const provider = body.identityProvider ?? DEFAULT_IDENTITY_PROVIDER
-        const proof = yield* prove({ authorization, identityToken: body.identityToken }, body.externalId, provider)
+        const proof = yield* prove({ apiKey: context.apiKey, identityToken: body.identityToken }, body.externalId, provider)
         if (proof === "bad-token") {
           return yield* Effect.fail(
             new IdentityTokenInvalid({
@@ -131,8 +125,6 @@ export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend
         return yield* Effect.fail(new IdentityConflict({ message: "The subject's link changed concurrently; retry" }))
       }).pipe(orDatabaseError)
 
-    const hasApiKey = (authorization: string | undefined): boolean => verifyHeader(authorization)
-
-    return { prove, link, hasApiKey } as const
+    return { prove, link } as const
   })
 }) {}
