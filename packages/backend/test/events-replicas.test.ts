@@ -8,7 +8,7 @@ import { runEventDrill } from "./support/event-drill.js"
  * event is then delivered with a valid signature, at least once, never twice at the same time, in
  * order per subject, and published to NATS JetStream (when SVC_TEST_NATS_URL is set). 500 consents
  * in CI (about 7 s per database); SVC_TEST_EVENT_DRILL=5000 runs the issue's full size here (about
- * 75 s per database on a quiet machine), and `npm run bench -- events` runs 5,000 and measures latency.
+ * a minute per database on a quiet machine), and `npm run bench -- events` runs 5,000 and measures latency.
  */
 const shared = dialects.filter((d) => d !== "sqlite")
 const COUNT = Number(process.env.SVC_TEST_EVENT_DRILL ?? 500)
