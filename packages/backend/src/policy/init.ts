@@ -4,6 +4,7 @@ import { Effect, FiberRef, LogLevel, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { clientIp } from "../http/client-ip.js"
 import { LOCATION_HEADERS, normalizeCountry, normalizeRegion, requestLocation } from "../http/location.js"
+import { gpcHeader } from "../http/request-context.js"
 import { parseVendorHeader, VendorList } from "./gvl.js"
 import { makeLanguageNegotiator } from "./language.js"
 import { consentModeForInit } from "./consent-mode.js"
@@ -196,7 +197,7 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
         const { headers, query } = request
         const contract = [query.contract, headers["x-svc-policy-contract"]].find(present)?.trim()
         const location = initLocation(query, headers)
-        const gpc = firstValid(parseGpc, query.gpc, headers["x-svc-gpc"]) === true || headers["sec-gpc"]?.trim() === "1"
+        const gpc = firstValid(parseGpc, query.gpc, headers["x-svc-gpc"]) === true || gpcHeader(headers)
         const language = negotiate(headers["accept-language"])
         const experiment = firstValid(parseExperiment, query.experiment, headers["x-svc-experiment"])
         const journey = readJourney(query)
