@@ -5,11 +5,14 @@ import importX from "eslint-plugin-import-x"
 import tseslint from "typescript-eslint"
 
 // Files in tsconfig.test.json's program: linted with type information (one program for all of them).
-const typed = ["packages/*/src/**/*.ts", "packages/*/test/**/*.ts", "packages/*/examples/**/*.ts", "scripts/**/*.ts", "examples/**/*.ts"]
+const typed = ["packages/*/src/**/*.ts", "packages/*/test/**/*.ts", "packages/*/examples/**/*.ts", "scripts/**/*.ts",
+  "examples/**/*.ts"]
 const tests = ["packages/*/test/**/*.ts", "examples/test/**/*.ts"]
 
 // Dot-named files and folders are local scratch (never committed), as are build outputs.
-export const ignores = { ignores: ["**/dist/**", "**/node_modules/**", "coverage/**", "dist-packages/**", "test-output/**", "**/.*"] }
+export const ignores = {
+  ignores: ["**/dist/**", "**/node_modules/**", "coverage/**", "dist-packages/**", "test-output/**", "**/.*"]
+}
 
 export default tseslint.config(
   ignores,
@@ -36,7 +39,10 @@ export default tseslint.config(
       "import-x/first": "error",
       "no-restricted-imports": ["error", {
         patterns: [
-          { group: ["**/dist", "**/dist/**", "@svc/*/dist/**"], message: "Import the package (or its source), never a build output." },
+          {
+            group: ["**/dist", "**/dist/**", "@svc/*/dist/**"],
+            message: "Import the package (or its source), never a build output."
+          },
           { group: ["@svc/*/src/**"], message: "Import the package by its name; its exports map picks the source." }
         ]
       }]
@@ -66,16 +72,13 @@ export default tseslint.config(
     rules: {
       // Casts that switch the checker off. Each one left needs a reason: write it as
       // `// eslint-disable-next-line no-restricted-syntax -- why`.
-      "no-restricted-syntax": ["warn",
-        {
-          selector: "TSAsExpression > TSAsExpression.expression > TSUnknownKeyword.typeAnnotation",
-          message: "`as unknown as T` hides a type error; derive the type or say why in an eslint-disable comment."
-        },
-        {
-          selector: "TSAsExpression > TSNeverKeyword.typeAnnotation",
-          message: "`as never` switches the checker off; derive the type or say why in an eslint-disable comment."
-        }
-      ]
+      "no-restricted-syntax": ["warn", {
+        selector: "TSAsExpression > TSAsExpression.expression > TSUnknownKeyword.typeAnnotation",
+        message: "`as unknown as T` hides a type error; derive the type or say why in an eslint-disable comment."
+      }, {
+        selector: "TSAsExpression > TSNeverKeyword.typeAnnotation",
+        message: "`as never` switches the checker off; derive the type or say why in an eslint-disable comment."
+      }]
     }
   },
   {
@@ -92,7 +95,13 @@ export default tseslint.config(
   },
   {
     files: ["**/*.js", "**/*.mjs"],
-    rules: { "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }] }
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", {
+        argsIgnorePattern: "^_",
+        varsIgnorePattern: "^_",
+        caughtErrors: "none"
+      }]
+    }
   },
   {
     // README fragments: a block may show its imports next to the code that needs them.

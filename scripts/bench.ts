@@ -39,21 +39,28 @@ for (const name of requested.length > 0 ? requested : Object.keys(benches)) {
     continue
   }
   console.log(`\n== ${name}`)
-  const result = spawnSync(process.execPath, ["--conditions=@svc/source", "--import", "tsx", file], { stdio: "inherit", env: { ...process.env, SVC_BENCH_MEMORY_FILE: memoryFile } })
+  const result = spawnSync(process.execPath, ["--conditions=@svc/source", "--import", "tsx", file], {
+    stdio: "inherit",
+    env: { ...process.env, SVC_BENCH_MEMORY_FILE: memoryFile }
+  })
   if (result.status !== 0) {
     failed++
     console.error(`== ${name} failed (exit ${result.status})`)
   }
 }
 const servers = existsSync(memoryFile)
-  ? readFileSync(memoryFile, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { bench: string; idle: number; peak: number })
+  ? readFileSync(memoryFile, "utf8").trim().split("\n").map((line) =>
+    JSON.parse(line) as { bench: string; idle: number; peak: number }
+  )
   : []
 rmSync(memoryDir, { recursive: true, force: true })
 if (servers.length > 0) {
   const idle = servers.reduce((a, b) => (b.idle > a.idle ? b : a))
   const peak = servers.reduce((a, b) => (b.peak > a.peak ? b : a))
   console.log(
-    `\n== memory of svc serve over ${servers.length} server(s): idle after start at most ${idle.idle.toFixed(0)} MB (${idle.bench}; target ≤ 100), ` +
+    `\n== memory of svc serve over ${servers.length} server(s): idle after start at most ${
+      idle.idle.toFixed(0)
+    } MB (${idle.bench}; target ≤ 100), ` +
       `peak ${peak.peak.toFixed(0)} MB (${peak.bench}; target ≤ 180)`
   )
 }

@@ -21,14 +21,15 @@ interface Manifest {
   readonly dependencies?: Record<string, string>
 }
 
-const manifest = (dir: string): Manifest => JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) as Manifest
+const manifest = (dir: string): Manifest =>
+  JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) as Manifest
 
 /** Every file path a manifest points at. */
 const targets = (pkg: Manifest): Array<string> => {
   const out: Array<string> = []
   const walk = (value: unknown) => {
     if (typeof value === "string") out.push(value)
-    else if (value !== null && typeof value === "object") for (const inner of Object.values(value)) walk(inner)
+    else if (value !== null && typeof value === "object") { for (const inner of Object.values(value)) walk(inner) }
   }
   walk(pkg.exports)
   walk(pkg.bin)
@@ -43,9 +44,11 @@ export const checkManifests = (): Array<string> => {
   const version = manifest(PUBLISHED[0]).version
   for (const dir of PUBLISHED) {
     const pkg = manifest(dir)
-    if (pkg.version !== version) problems.push(`${pkg.name} is ${pkg.version}, not ${version}: the packages move together`)
+    if (pkg.version !== version)
+      problems.push(`${pkg.name} is ${pkg.version}, not ${version}: the packages move together`)
     for (const [name, range] of Object.entries(pkg.dependencies ?? {})) {
-      if (name.startsWith("@svc/") && range !== version) problems.push(`${pkg.name} depends on ${name}@${range}, not ${version}`)
+      if (name.startsWith("@svc/") && range !== version)
+        problems.push(`${pkg.name} depends on ${name}@${range}, not ${version}`)
     }
   }
   // dist/cli.mjs inlines these packages' code, so it imports their dependencies itself.
@@ -54,7 +57,9 @@ export const checkManifests = (): Array<string> => {
     for (const [name, range] of Object.entries(manifest(dir).dependencies ?? {})) {
       if (name.startsWith("@svc/")) continue
       if (server.dependencies?.[name] !== range) {
-        problems.push(`@svc/server's bundle inlines @svc/${dir}, which imports ${name}: declare "${name}": "${range}" in packages/server/package.json`)
+        problems.push(
+          `@svc/server's bundle inlines @svc/${dir}, which imports ${name}: declare "${name}": "${range}" in packages/server/package.json`
+        )
       }
     }
   }
@@ -64,11 +69,15 @@ export const checkManifests = (): Array<string> => {
 const pack = (dir: string, out: string): string => {
   const pkg = manifest(dir)
   const [result] = JSON.parse(
-    execFileSync("npm", ["pack", "--json", "--pack-destination", out], { cwd: join(root, "packages", dir), encoding: "utf8" })
+    execFileSync("npm", ["pack", "--json", "--pack-destination", out], {
+      cwd: join(root, "packages", dir),
+      encoding: "utf8"
+    })
   ) as Array<{ filename: string; files: Array<{ path: string }> }>
   const files = new Set(result!.files.map((file) => file.path))
   const missing = targets(pkg).filter((path) => !files.has(path))
-  if (missing.length > 0) throw new Error(`${pkg.name}: its manifest names files its tarball lacks: ${missing.join(", ")}`)
+  if (missing.length > 0)
+    throw new Error(`${pkg.name}: its manifest names files its tarball lacks: ${missing.join(", ")}`)
   return join(out, result!.filename)
 }
 

@@ -11,7 +11,8 @@ import { packAll, PUBLISHED } from "../../scripts/pack-all.js"
 
 const run = promisify(execFile)
 const root = resolve(import.meta.dirname, "../..")
-const VERSION = (JSON.parse(readFileSync(join(root, "packages/client/package.json"), "utf8")) as { version: string }).version
+const VERSION =
+  (JSON.parse(readFileSync(join(root, "packages/client/package.json"), "utf8")) as { version: string }).version
 const INSTALL_TIMEOUT = 10 * 60_000
 
 let project: string
@@ -68,11 +69,27 @@ svc.subjects.remove("sub_x")
 void startServer({ database: { dialect: "sqlite", url: ":memory:" } }, { port: "3000" })
 `,
   "tsconfig.node16.json": JSON.stringify({
-    compilerOptions: { module: "node16", moduleResolution: "node16", target: "es2022", strict: true, noEmit: true, types: ["node"], skipLibCheck: true },
+    compilerOptions: {
+      module: "node16",
+      moduleResolution: "node16",
+      target: "es2022",
+      strict: true,
+      noEmit: true,
+      types: ["node"],
+      skipLibCheck: true
+    },
     files: ["typed.ts"]
   }),
   "tsconfig.bundler.json": JSON.stringify({
-    compilerOptions: { module: "esnext", moduleResolution: "bundler", target: "es2022", strict: true, noEmit: true, types: ["node"], skipLibCheck: true },
+    compilerOptions: {
+      module: "esnext",
+      moduleResolution: "bundler",
+      target: "es2022",
+      strict: true,
+      noEmit: true,
+      types: ["node"],
+      skipLibCheck: true
+    },
     files: ["typed.ts"]
   })
 }
@@ -110,7 +127,8 @@ const localSqlitePrebuild = async (): Promise<string> => {
   return folder
 }
 
-const node = async (...args: Array<string>) => (await run("node", args, { cwd: project, env: { ...process.env, NODE_OPTIONS: "" } })).stdout
+const node = async (...args: Array<string>) =>
+  (await run("node", args, { cwd: project, env: { ...process.env, NODE_OPTIONS: "" } })).stdout
 
 beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), "svc-installed-"))
@@ -122,7 +140,8 @@ beforeAll(async () => {
   mkdirSync(join(project, "node_modules"), { recursive: true })
   await run(
     "npm",
-    ["install", "--prefer-offline", "--no-audit", "--no-fund", ...tarballs, "typescript@~5.9.3", "@types/node@^20.19.0"],
+    ["install", "--prefer-offline", "--no-audit", "--no-fund", ...tarballs, "typescript@~5.9.3",
+      "@types/node@^20.19.0"],
     {
       cwd: project,
       timeout: INSTALL_TIMEOUT,
@@ -146,10 +165,14 @@ afterAll(() => {
 describe("installed from the tarballs, outside the repository", () => {
   it("installs every package at the one version, resolved from the tarballs", () => {
     for (const dir of PUBLISHED) {
-      const installed = JSON.parse(readFileSync(join(project, "node_modules/@svc", dir, "package.json"), "utf8")) as { version: string }
+      const installed = JSON.parse(readFileSync(join(project, "node_modules/@svc", dir, "package.json"), "utf8")) as {
+        version: string
+      }
       expect(installed.version, `@svc/${dir}`).toBe(VERSION)
     }
-    const lock = JSON.parse(readFileSync(join(project, "package-lock.json"), "utf8")) as { packages: Record<string, { resolved?: string; link?: boolean }> }
+    const lock = JSON.parse(readFileSync(join(project, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { resolved?: string; link?: boolean }>
+    }
     expect(lock.packages["node_modules/@svc/client"]?.resolved).toMatch(/^file:tarballs\/svc-client-.+\.tgz$/)
     expect(lock.packages["node_modules/@svc/api"]?.resolved).toMatch(/^file:tarballs\/svc-api-.+\.tgz$/)
   })
@@ -163,12 +186,22 @@ describe("installed from the tarballs, outside the repository", () => {
     expect(bundle.status).toBe(200)
     expect((await bundle.text()).length).toBeGreaterThan(10_000)
 
-    const seen = JSON.parse(await node("roundtrip.mjs", server.url)) as { policyId: string; saved: { consentId: string }; consents: Array<Record<string, unknown>> }
+    const seen = JSON.parse(await node("roundtrip.mjs", server.url)) as {
+      policyId: string
+      saved: { consentId: string }
+      consents: Array<Record<string, unknown>>
+    }
     expect(seen.saved.consentId).toMatch(/^cns_/)
     expect(seen.policyId).toBe("eu-opt-in")
     // The demo signs policy snapshots: the record names the rule and fingerprint it was made under.
     expect(seen.consents).toEqual([
-      expect.objectContaining({ consentId: seen.saved.consentId, type: "cookie_banner", policyId: "eu-opt-in", policyFingerprint: expect.any(String), runtimePolicySource: "snapshot_token" })
+      expect.objectContaining({
+        consentId: seen.saved.consentId,
+        type: "cookie_banner",
+        policyId: "eu-opt-in",
+        policyFingerprint: expect.any(String),
+        runtimePolicySource: "snapshot_token"
+      })
     ])
     const key = readFileSync(join(project, "svc.db.key"), "utf8").trim()
     expect(statSync(join(project, "svc.db.key")).mode & 0o777).toBe(0o600)
@@ -176,19 +209,36 @@ describe("installed from the tarballs, outside the repository", () => {
   })
 
   it("@svc/client imports from plain Node ESM", async () => {
-    const out = await node("--input-type=module", "-e", `import * as client from "@svc/client"; import * as testing from "@svc/client/testing"; console.log(typeof client.createSvcClient, typeof testing.createMockSvcClient, client.CLIENT_VERSION)`)
+    const out = await node(
+      "--input-type=module",
+      "-e",
+      `import * as client from "@svc/client"; import * as testing from "@svc/client/testing"; console.log(typeof client.createSvcClient, typeof testing.createMockSvcClient, client.CLIENT_VERSION)`
+    )
     expect(out.trim()).toBe(`function function ${VERSION}`)
   })
 
-  it.each(["node16", "bundler"])("type-checks against the installed packages with moduleResolution %s", async (resolution) => {
-    const result = await run("npx", ["tsc", "-p", `tsconfig.${resolution}.json`], { cwd: project }).catch((error: { stdout: string }) => error)
-    expect(result.stdout).toBe("")
-  })
+  it.each(["node16", "bundler"])(
+    "type-checks against the installed packages with moduleResolution %s",
+    async (resolution) => {
+      const result = await run("npx", ["tsc", "-p", `tsconfig.${resolution}.json`], { cwd: project }).catch((
+        error: { stdout: string }
+      ) => error)
+      expect(result.stdout).toBe("")
+    }
+  )
 
   it("svcInstance().handler mounts in a plain node:http server; the client saves and reads through it", async () => {
     const server = await startProcess("node", ["mount.mjs"])
-    const seen = JSON.parse(await node("roundtrip.mjs", server.url)) as { saved: { consentId: string }; consents: Array<Record<string, unknown>> }
+    const seen = JSON.parse(await node("roundtrip.mjs", server.url)) as {
+      saved: { consentId: string }
+      consents: Array<Record<string, unknown>>
+    }
     expect(seen.saved.consentId).toMatch(/^cns_/)
-    expect(seen.consents).toEqual([expect.objectContaining({ consentId: seen.saved.consentId, preferences: expect.objectContaining({ measurement: true, marketing: false }) })])
+    expect(seen.consents).toEqual([
+      expect.objectContaining({
+        consentId: seen.saved.consentId,
+        preferences: expect.objectContaining({ measurement: true, marketing: false })
+      })
+    ])
   })
 })

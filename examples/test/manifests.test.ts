@@ -6,7 +6,8 @@ import { PACKAGE_VERSION } from "../../packages/backend/src/config/validate.js"
 import { checkManifests, PUBLISHED } from "../../scripts/pack-all.js"
 
 const root = resolve(import.meta.dirname, "../..")
-const manifest = (dir: string) => JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) as Record<string, any>
+const manifest = (dir: string) =>
+  JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) as Record<string, any>
 
 describe("package manifests", () => {
   it("move together, pin their siblings to that version, and @svc/server declares what its bundle imports", () => {
@@ -27,7 +28,11 @@ describe("package manifests", () => {
       // Workspace-only source conditions point at files the tarball ships (pack:all checks the rest).
       for (const entry of Object.values(pkg.exports) as Array<string | Record<string, string>>) {
         if (typeof entry === "string") continue
-        if (entry["@svc/source"] !== undefined) expect(pkg.files.some((f: string) => entry["@svc/source"]!.startsWith(`./${f.replace(/\/$/, "")}`)), `${dir}: ${entry["@svc/source"]}`).toBe(true)
+        if (entry["@svc/source"] !== undefined)
+          expect(
+            pkg.files.some((f: string) => entry["@svc/source"]!.startsWith(`./${f.replace(/\/$/, "")}`)),
+            `${dir}: ${entry["@svc/source"]}`
+          ).toBe(true)
         expect(Object.keys(entry).at(-1), `${dir}: default last`).toBe("default")
       }
     }

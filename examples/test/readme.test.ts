@@ -18,17 +18,20 @@ import type { SvcResultShape } from "../../packages/client/examples/result-shape
 import { codeBlocks, containsFragment } from "./readme-blocks.js"
 
 const root = resolve(import.meta.dirname, "../..")
-const readmes = [join(root, "README.md"), ...readdirSync(join(root, "packages")).map((dir) => join(root, "packages", dir, "README.md")).filter(existsSync)]
+const readmes = [join(root, "README.md"),
+  ...readdirSync(join(root, "packages")).map((dir) => join(root, "packages", dir, "README.md")).filter(existsSync)]
 
 describe("README code blocks are the example files", () => {
   it.each(readmes.map((path) => [relative(root, path), path]))("%s", (_name, path) => {
     for (const block of codeBlocks(path)) {
       const where = `${relative(root, path)}:${block.line}`
-      if (block.lang === "ts" || block.lang === "typescript") expect(block.file, `${where}: a TypeScript block names its example file`).toBeDefined()
+      if (block.lang === "ts" || block.lang === "typescript")
+        expect(block.file, `${where}: a TypeScript block names its example file`).toBeDefined()
       if (block.file === undefined) continue
       expect(existsSync(block.file), `${where}: ${block.file} exists`).toBe(true)
       const file = readFileSync(block.file, "utf8")
-      if (block.fragment) expect(containsFragment(file, block.code), `${where} appears in ${relative(root, block.file)}`).toBe(true)
+      if (block.fragment)
+        expect(containsFragment(file, block.code), `${where} appears in ${relative(root, block.file)}`).toBe(true)
       else expect(block.code, `${where} equals ${relative(root, block.file)}`).toBe(file)
     }
   })
@@ -96,7 +99,9 @@ const save = async (base: string, subjectId: string) => {
 const storedIp = (cwd: string, subjectId: string) => {
   const db = new Database(join(cwd, "svc.db"), { readonly: true })
   try {
-    return (db.prepare("SELECT ip_address FROM svc_consents WHERE subject_id = ?").get(subjectId) as { ip_address: string | null } | undefined)?.ip_address
+    return (db.prepare("SELECT ip_address FROM svc_consents WHERE subject_id = ?").get(subjectId) as {
+      ip_address: string | null
+    } | undefined)?.ip_address
   } finally {
     db.close()
   }
@@ -115,8 +120,18 @@ describe("README: using the backend from your own server", () => {
     const spoofed = newSubjectId()
     await fetch(`${url}/subjects`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-socket-address": "203.0.113.9", "x-forwarded-for": "203.0.113.9" },
-      body: JSON.stringify({ type: "cookie_banner", domain: "example.com", subjectId: spoofed, givenAt: Date.now(), preferences })
+      headers: {
+        "content-type": "application/json",
+        "x-socket-address": "203.0.113.9",
+        "x-forwarded-for": "203.0.113.9"
+      },
+      body: JSON.stringify({
+        type: "cookie_banner",
+        domain: "example.com",
+        subjectId: spoofed,
+        givenAt: Date.now(),
+        preferences
+      })
     })
     expect(storedIp(cwd, spoofed)).toBe("127.0.0.0")
   }, 180_000)
@@ -146,32 +161,45 @@ describe("README: configuration", () => {
 
   it("svc.config.ts is a valid configuration", async () => {
     const config = resolveOptions(await load())
-    expect(config.manifest.policyRules.map((rule: { id: string }) => rule.id)).toEqual(["eu", "california", "everyone-else"])
+    expect(config.manifest.policyRules.map((rule: { id: string }) => rule.id)).toEqual(["eu", "california",
+      "everyone-else"])
   })
 
-  it.runIf(process.env.SVC_TEST_PG_URL)("svc.config.ts serves on PostgreSQL: a signed decision, saved and read back", async () => {
-    const fresh = await freshDatabase("postgres")
-    const options = withDatabaseUrl(await load(), process.env.SVC_TEST_PG_URL)
-    const server = await startServer(
-      { ...options, database: { ...fresh.database }, observability: { requests: "none" } },
-      { port: 0, host: "127.0.0.1" }
-    )
-    try {
-      const init = await (await fetch(`${server.url}/init?country=DE`)).json() as { policySnapshotToken: string }
-      const subjectId = newSubjectId()
-      const saved = await fetch(`${server.url}/subjects`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ type: "cookie_banner", domain: "www.example.com", subjectId, givenAt: Date.now(), preferences, policySnapshotToken: init.policySnapshotToken })
-      })
-      expect(saved.status).toBe(200)
-      const read = await (await fetch(`${server.url}/subjects/${subjectId}`)).json() as { consents: Array<unknown> }
-      expect(read.consents).toEqual([expect.objectContaining({ policyId: "eu", runtimePolicySource: "snapshot_token" })])
-    } finally {
-      await server.close()
-      await fresh.drop()
+  it.runIf(process.env.SVC_TEST_PG_URL)(
+    "svc.config.ts serves on PostgreSQL: a signed decision, saved and read back",
+    async () => {
+      const fresh = await freshDatabase("postgres")
+      const options = withDatabaseUrl(await load(), process.env.SVC_TEST_PG_URL)
+      const server = await startServer(
+        { ...options, database: { ...fresh.database }, observability: { requests: "none" } },
+        { port: 0, host: "127.0.0.1" }
+      )
+      try {
+        const init = await (await fetch(`${server.url}/init?country=DE`)).json() as { policySnapshotToken: string }
+        const subjectId = newSubjectId()
+        const saved = await fetch(`${server.url}/subjects`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            type: "cookie_banner",
+            domain: "www.example.com",
+            subjectId,
+            givenAt: Date.now(),
+            preferences,
+            policySnapshotToken: init.policySnapshotToken
+          })
+        })
+        expect(saved.status).toBe(200)
+        const read = await (await fetch(`${server.url}/subjects/${subjectId}`)).json() as { consents: Array<unknown> }
+        expect(read.consents).toEqual([
+          expect.objectContaining({ policyId: "eu", runtimePolicySource: "snapshot_token" })
+        ])
+      } finally {
+        await server.close()
+        await fresh.drop()
+      }
     }
-  })
+  )
 })
 
 describe("README: rate limits", () => {
@@ -179,7 +207,10 @@ describe("README: rate limits", () => {
     process.env.SVC_REDIS_URL = "redis://127.0.0.1:6379"
     const options = (await import("../rate-limit.config.js")).default
     const fresh = await freshDatabase("sqlite")
-    const server = await startServer({ ...options, database: fresh.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })
+    const server = await startServer({ ...options, database: fresh.database, observability: { requests: "none" } }, {
+      port: 0,
+      host: "127.0.0.1"
+    })
     try {
       expect((await save(server.url, newSubjectId())).status).toBe(200)
     } finally {
@@ -196,7 +227,10 @@ describe("README: consent events", () => {
     const options = (await import("../events.config.js")).default
     expect(resolveOptions(options).database).toMatchObject({ dialect: "postgres" })
     const fresh = await freshDatabase("sqlite")
-    const server = await startServer({ ...options, database: fresh.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })
+    const server = await startServer({ ...options, database: fresh.database, observability: { requests: "none" } }, {
+      port: 0,
+      host: "127.0.0.1"
+    })
     try {
       expect((await save(server.url, newSubjectId())).status).toBe(200)
     } finally {
@@ -212,7 +246,13 @@ describe("README: event receivers and sinks", () => {
       const response = await fetch(`${base}/subjects`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ type: "cookie_banner", domain: "example.com", subjectId, givenAt, preferences: { ...preferences, marketing } })
+        body: JSON.stringify({
+          type: "cookie_banner",
+          domain: "example.com",
+          subjectId,
+          givenAt,
+          preferences: { ...preferences, marketing }
+        })
       })
       expect(response.status).toBe(200)
     }
@@ -234,7 +274,12 @@ describe("README: event receivers and sinks", () => {
     const fresh = await freshDatabase("sqlite")
     const server = await startServer({
       database: fresh.database,
-      webhooks: [{ id: "crm", url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/svc-events`, secret, events: ["consent.withdrawn"] }],
+      webhooks: [{
+        id: "crm",
+        url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/svc-events`,
+        secret,
+        events: ["consent.withdrawn"]
+      }],
       observability: { requests: "none" }
     }, { port: 0, host: "127.0.0.1" })
     try {
@@ -243,7 +288,12 @@ describe("README: event receivers and sinks", () => {
       await eventually(() => stopped.includes(subjectId))
       const forged = await fetch(`http://127.0.0.1:${(receiver.address() as { port: number }).port}/svc-events`, {
         method: "POST",
-        headers: { "content-type": "application/json", "webhook-id": "msg_1", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" },
+        headers: {
+          "content-type": "application/json",
+          "webhook-id": "msg_1",
+          "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+          "webhook-signature": "v1,AAAA"
+        },
         body: "{}"
       })
       expect(forged.status).toBe(400)
@@ -257,11 +307,17 @@ describe("README: event receivers and sinks", () => {
   it("a custom sink receives the events through the outbox", async () => {
     const { default: options, sent } = await import("../event-sink.config.js")
     const fresh = await freshDatabase("sqlite")
-    const server = await startServer({ ...options, database: fresh.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })
+    const server = await startServer({ ...options, database: fresh.database, observability: { requests: "none" } }, {
+      port: 0,
+      host: "127.0.0.1"
+    })
     try {
       await withdraw(server.url, newSubjectId())
       await eventually(() => sent.length >= 2)
-      expect(sent[0]).toMatchObject({ topic: "consent", messages: [{ key: expect.any(String), value: expect.stringContaining("consent.") }] })
+      expect(sent[0]).toMatchObject({
+        topic: "consent",
+        messages: [{ key: expect.any(String), value: expect.stringContaining("consent.") }]
+      })
     } finally {
       await server.close()
       await fresh.drop()
@@ -273,10 +329,18 @@ describe("README: Google Consent Mode", () => {
   it("the consentMode fragment is a configuration whose /init carries the resolved mapping", async () => {
     const options = (await import("../consent-mode.config.js")).default
     const fresh = await freshDatabase("sqlite")
-    const server = await startServer({ ...options, database: fresh.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })
+    const server = await startServer({ ...options, database: fresh.database, observability: { requests: "none" } }, {
+      port: 0,
+      host: "127.0.0.1"
+    })
     try {
-      const init = await (await fetch(`${server.url}/init?country=DE`)).json() as { consentMode: { mapping: Record<string, string>; waitForUpdate: number } }
-      expect(init.consentMode.mapping).toMatchObject({ personalization_storage: "functionality", ad_user_data: "measurement" })
+      const init = await (await fetch(`${server.url}/init?country=DE`)).json() as {
+        consentMode: { mapping: Record<string, string>; waitForUpdate: number }
+      }
+      expect(init.consentMode.mapping).toMatchObject({
+        personalization_storage: "functionality",
+        ad_user_data: "measurement"
+      })
       expect(init.consentMode.waitForUpdate).toBe(500)
     } finally {
       await server.close()
@@ -301,9 +365,23 @@ describe.each(dialects)("README: the client library (%s)", (dialect) => {
     )
     closeAll.push(() => server.close(), () => fresh.drop())
     const admin = createSvcClient({ baseUrl: server.url, apiKey })
-    unwrap(await admin.legalDocuments.publish("privacy_policy", { version: "2026-01", hash: "a".repeat(64), effectiveDate: "2026-01-01" }))
+    unwrap(
+      await admin.legalDocuments.publish("privacy_policy", {
+        version: "2026-01",
+        hash: "a".repeat(64),
+        effectiveDate: "2026-01-01"
+      })
+    )
     const subjectId = newSubjectId()
-    unwrap(await admin.subjects.create({ type: "privacy_policy", domain: "example.com", subjectId, givenAt: new Date(), externalSubjectId: "user-with-consent" }))
+    unwrap(
+      await admin.subjects.create({
+        type: "privacy_policy",
+        domain: "example.com",
+        subjectId,
+        givenAt: new Date(),
+        externalSubjectId: "user-with-consent"
+      })
+    )
 
     process.env.SVC_URL = server.url
     process.env.SVC_API_KEY = apiKey
@@ -321,7 +399,10 @@ describe.each(dialects)("README: the client library (%s)", (dialect) => {
 
 /** The shape packages/client/README.md shows is the real SvcResult (readonly aside): checked by tsc. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
-export const resultShapeIsReal: Same<SvcResultShape<{ n: number }, "NOT_FOUND">, SvcResult<{ n: number }, "NOT_FOUND">> = true
+export const resultShapeIsReal: Same<
+  SvcResultShape<{ n: number }, "NOT_FOUND">,
+  SvcResult<{ n: number }, "NOT_FOUND">
+> = true
 
 describe.each(dialects)("packages/client/README.md against the real backend (%s)", (dialect) => {
   let server: Awaited<ReturnType<typeof startServer>>
@@ -333,13 +414,17 @@ describe.each(dialects)("packages/client/README.md against the real backend (%s)
 
   it("the opening example reads a subject (and reports an unknown one)", async () => {
     fresh = await freshDatabase(dialect)
-    server = await startServer({ database: fresh.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })
+    server = await startServer({ database: fresh.database, observability: { requests: "none" } }, {
+      port: 0,
+      host: "127.0.0.1"
+    })
     const subjectId = newSubjectId()
     expect((await save(server.url, subjectId)).status).toBe(200)
     const { SVC_API_KEY: _key, ...withoutApiKey } = process.env
     const run = (id: string) =>
       new Promise<{ stdout: string; stderr: string }>((done, fail) => {
-        const child = spawn(join(root, "node_modules/.bin/tsx"), ["--conditions=@svc/source", join(root, "packages/client/examples/get-subject.ts"), id], {
+        const child = spawn(join(root, "node_modules/.bin/tsx"), ["--conditions=@svc/source",
+          join(root, "packages/client/examples/get-subject.ts"), id], {
           env: { ...withoutApiKey, SVC_URL: server.url }
         })
         let stdout = ""

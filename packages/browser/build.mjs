@@ -34,7 +34,11 @@ for (const bundle of bundles) {
   const raw = readFileSync(outfile)
   const gzip = gzipSync(raw, { level: 9 }).length
   const budget = bundle.budget === undefined ? "" : ` (budget ${(bundle.budget / 1024).toFixed(0)} KB)`
-  console.log(`${bundle.out.padEnd(16)} ${(statSync(outfile).size / 1024).toFixed(1).padStart(6)} KB raw  ${(gzip / 1024).toFixed(2).padStart(6)} KB gzip${budget}`)
+  console.log(
+    `${bundle.out.padEnd(16)} ${(statSync(outfile).size / 1024).toFixed(1).padStart(6)} KB raw  ${
+      (gzip / 1024).toFixed(2).padStart(6)
+    } KB gzip${budget}`
+  )
   if (bundle.budget !== undefined && gzip > bundle.budget) {
     console.error(`${bundle.out} is ${gzip} bytes gzipped, over its budget of ${bundle.budget}`)
     over = true

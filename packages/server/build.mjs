@@ -20,7 +20,8 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 
 const manifest = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8"))
-const inlined = (name) => name === "effect" || name.startsWith("@effect/") || name.startsWith("@svc/") || name === "@iabgpp/cmpapi"
+const inlined = (name) =>
+  name === "effect" || name.startsWith("@effect/") || name.startsWith("@svc/") || name === "@iabgpp/cmpapi"
 /** The packages the bundle imports instead of inlining. */
 const external = Object.keys(manifest.dependencies ?? {}).filter((name) => !inlined(name)).concat("@svc/browser")
 const packageOf = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
@@ -42,9 +43,16 @@ const onDemand = new Set(["pg", "pg-connection-string", "pg-cursor", "mysql2"])
 const namespaceImports = () => {
   const require = createRequire(import.meta.url)
   const namespaces = new Map()
-  for (const pkg of ["effect", "@effect/platform", "@effect/platform-node", "@effect/sql", "@effect/experimental", "@effect/opentelemetry"]) {
+  for (const pkg of ["effect", "@effect/platform", "@effect/platform-node", "@effect/sql", "@effect/experimental",
+    "@effect/opentelemetry"])
+  {
     const index = readFileSync(join(dirname(require.resolve(`${pkg}/package.json`)), "dist/esm/index.js"), "utf8")
-    namespaces.set(pkg, new Set([...index.matchAll(/export \* as (\w+) from "\.\/(\w+)\.js"/g)].filter((m) => m[1] === m[2]).map((m) => m[1])))
+    namespaces.set(
+      pkg,
+      new Set(
+        [...index.matchAll(/export \* as (\w+) from "\.\/(\w+)\.js"/g)].filter((m) => m[1] === m[2]).map((m) => m[1])
+      )
+    )
   }
   const rewrite = (source) =>
     source.replace(/import\s*\{([^}]*)\}\s*from\s*"(effect|@effect\/[a-z-]+)"/g, (whole, names, pkg) => {
@@ -84,7 +92,10 @@ await build({
   target: "node20",
   sourcemap: "linked",
   // Inlined CommonJS (ws, which @effect/platform-node uses) calls `require`.
-  banner: { js: 'import { createRequire as __svcCreateRequire } from "node:module"; const require = __svcCreateRequire(import.meta.url);' },
+  banner: {
+    js:
+      'import { createRequire as __svcCreateRequire } from "node:module"; const require = __svcCreateRequire(import.meta.url);'
+  },
   plugins: [namespaceImports(), {
     name: "svc-external",
     setup(builder) {

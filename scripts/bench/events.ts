@@ -20,17 +20,30 @@ const chosen = process.env.SVC_BENCH_DIALECT?.split(",") as Array<SqlDialect> | 
 const dialects = chosen ?? (configured.length > 0 ? configured : ["sqlite" as const])
 const count = Number(process.env.SVC_BENCH_EVENTS ?? 5_000)
 const natsUrl = process.env.SVC_TEST_NATS_URL
-const pct = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN
+const pct = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN
 
 for (const dialect of dialects) {
   console.log(`dialect ${dialect}, ${count} consents over 2 replicas${natsUrl === undefined ? "" : ", NATS on"}`)
   const started = Date.now()
-  const faulty = await runEventDrill({ dialect, count, subjects: Math.ceil(count / 5), failRate: 0.2, downMs: 3_000, natsUrl, deadlineMs: 600_000 })
+  const faulty = await runEventDrill({
+    dialect,
+    count,
+    subjects: Math.ceil(count / 5),
+    failRate: 0.2,
+    downMs: 3_000,
+    natsUrl,
+    deadlineMs: 600_000
+  })
   console.log(
     `faulty receiver: ${faulty.events} events, ${faulty.deliveredEvents} delivered, ${faulty.undelivered.length} missing, ` +
       `${faulty.requests} requests, ${faulty.badSignatures} bad signatures, ${faulty.overlaps.length} concurrent duplicates, ` +
-      `${faulty.orderViolations} order violations${faulty.natsMissing === undefined ? "" : `, ${faulty.natsMissing.length} missing in NATS`}; ` +
-      `saves ${faulty.saveMs} ms (${Math.round(count / (faulty.saveMs / 1000))}/s), drained ${faulty.drainMs} ms after; ` +
+      `${faulty.orderViolations} order violations${
+        faulty.natsMissing === undefined ? "" : `, ${faulty.natsMissing.length} missing in NATS`
+      }; ` +
+      `saves ${faulty.saveMs} ms (${
+        Math.round(count / (faulty.saveMs / 1000))
+      }/s), drained ${faulty.drainMs} ms after; ` +
       `whole drill ${Math.round((Date.now() - started) / 1000)} s`
   )
   const healthy = await runEventDrill({

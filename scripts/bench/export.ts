@@ -28,9 +28,11 @@ const SPAN = 300 * 86_400_000
 const load = (file: string) => {
   const db = new Database(file)
   db.pragma("journal_mode = WAL")
-  const insert = db.prepare(`INSERT INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
+  const insert = db.prepare(
+    `INSERT INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
     created_at, preferences, receipts, ip_address, user_agent, surface, action)
-    VALUES (?, '', ?, ?, 'digest', 'cookie_banner', 'shop.example', ?, ?, ?, ?, '203.0.113.0', 'Mozilla/5.0 (bench)', 'banner', 'custom')`)
+    VALUES (?, '', ?, ?, 'digest', 'cookie_banner', 'shop.example', ?, ?, ?, ?, '203.0.113.0', 'Mozilla/5.0 (bench)', 'banner', 'custom')`
+  )
   const many = db.transaction((from: number) => {
     for (let i = from; i < Math.min(from + BATCH, ROWS); i++) {
       const givenAt = START + Math.floor((i / ROWS) * SPAN)
@@ -42,8 +44,15 @@ const load = (file: string) => {
         experience: { value: false, confirmedAt: givenAt }
       })
       const id = `cns_bench${i.toString(36).padStart(8, "0")}`
-      insert.run(id, `sub_bench${(i % 250_000).toString(36).padStart(8, "0")}`, `key-${id}`, givenAt, givenAt,
-        JSON.stringify({ necessary: true, measurement: granted }), receipts)
+      insert.run(
+        id,
+        `sub_bench${(i % 250_000).toString(36).padStart(8, "0")}`,
+        `key-${id}`,
+        givenAt,
+        givenAt,
+        JSON.stringify({ necessary: true, measurement: granted }),
+        receipts
+      )
     }
   })
   for (let from = 0; from < ROWS; from += BATCH) many(from)
@@ -62,7 +71,8 @@ const measure = async (url: string, pid: number) => {
   })()
   const started = performance.now()
   const response = await fetch(url, { headers: { authorization: `Bearer ${API_KEY}` } })
-  if (response.status !== 200 || response.body === null) throw new Error(`export answered ${response.status}: ${await response.text()}`)
+  if (response.status !== 200 || response.body === null)
+    throw new Error(`export answered ${response.status}: ${await response.text()}`)
   let firstByte = Number.NaN
   let bytes = 0
   let lines = 0
@@ -83,12 +93,22 @@ const port = await freePort()
 try {
   // The first start migrates the empty file; the rows are loaded with the server stopped.
   // SVC_BENCH_HEAP_MB caps the server's V8 heap: an export that held its records would run out of it.
-  const heap = process.env.SVC_BENCH_HEAP_MB === undefined ? [] : [`--max-old-space-size=${process.env.SVC_BENCH_HEAP_MB}`]
+  const heap = process.env.SVC_BENCH_HEAP_MB === undefined
+    ? []
+    : [`--max-old-space-size=${process.env.SVC_BENCH_HEAP_MB}`]
   const build = spawnSync(process.execPath, ["build.mjs"], { cwd: join(ROOT, "packages/server"), encoding: "utf8" })
   if (build.status !== 0) throw new Error(`building the server bundle failed: ${build.stderr}`)
   const config = join(dir, "svc.config.json")
-  await writeFile(config, JSON.stringify({ database: { dialect: "sqlite", url: file }, apiKeys: [API_KEY], observability: { requests: "none" } }))
-  const args = [...heap, join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"]
+  await writeFile(
+    config,
+    JSON.stringify({
+      database: { dialect: "sqlite", url: file },
+      apiKeys: [API_KEY],
+      observability: { requests: "none" }
+    })
+  )
+  const args = [...heap, join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", config, "--port", String(port),
+    "--host", "127.0.0.1"]
   await stop(await startNode(args, /listening on/))
   const loadStart = performance.now()
   load(file)
@@ -97,12 +117,18 @@ try {
   try {
     const base = `http://127.0.0.1:${port}/consents/export?from=2025-01-01&to=2025-12-31`
     // SVC_BENCH_FORMATS=csv (or ndjson) runs one format only.
-    const formats = (process.env.SVC_BENCH_FORMATS ?? "ndjson,csv").split(",").filter((f): f is "ndjson" | "csv" => f === "ndjson" || f === "csv")
+    const formats = (process.env.SVC_BENCH_FORMATS ?? "ndjson,csv").split(",").filter((f): f is "ndjson" | "csv" =>
+      f === "ndjson" || f === "csv"
+    )
     for (const format of formats) {
       const r = await measure(`${base}&format=${format}`, server.pid!)
       console.log(
-        `${format.padEnd(6)} ${r.lines.toLocaleString("en")} lines, ${(r.bytes / 1e6).toFixed(0)} MB in ${(r.total / 1000).toFixed(1)} s ` +
-          `(${Math.round(ROWS / (r.total / 1000)).toLocaleString("en")} records/s), first byte after ${r.firstByte.toFixed(0)} ms; ` +
+        `${format.padEnd(6)} ${r.lines.toLocaleString("en")} lines, ${(r.bytes / 1e6).toFixed(0)} MB in ${
+          (r.total / 1000).toFixed(1)
+        } s ` +
+          `(${Math.round(ROWS / (r.total / 1000)).toLocaleString("en")} records/s), first byte after ${
+            r.firstByte.toFixed(0)
+          } ms; ` +
           `server RSS ${r.before.toFixed(0)} MB before, peak ${r.peak.toFixed(0)} MB while streaming (target < 100 MB)`
       )
     }

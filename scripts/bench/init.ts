@@ -23,7 +23,8 @@ const PATH = "/init?v=3.1.0&contract=1&journey=jrn_bench"
 const HEADERS = { "accept-language": "de-DE,de;q=0.9,en;q=0.8", "cf-ipcountry": "DE", "user-agent": "bench/1.0" }
 
 const all = ["measurement", "marketing", "functionality", "experience"]
-const EEA = ["AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE"]
+const EEA = ["AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU",
+  "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE"]
 
 const config = (dir: string) => ({
   database: { dialect: "sqlite", url: join(dir, "svc.db") },
@@ -43,7 +44,6 @@ const config = (dir: string) => ({
     ]
   }
 })
-
 
 interface Measured {
   readonly rps: number
@@ -80,7 +80,8 @@ export const run = async (): Promise<void> => {
     await writeFile(configFile, JSON.stringify(config(dir)))
     const port = await freePort()
     const svc = await startNode(
-      [join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
+      [join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", configFile, "--port", String(port), "--host",
+        "127.0.0.1"],
       /listening on/
     )
     children.push(svc)
@@ -88,8 +89,12 @@ export const run = async (): Promise<void> => {
 
     const sample = await fetch(svcUrl, { headers: HEADERS })
     const body = await sample.text()
-    const parsed = JSON.parse(body) as { policyResolution: { status: string; policyId: string }; policySnapshotToken?: string }
-    if (sample.status !== 200 || parsed.policyResolution.status !== "matched") throw new Error(`unexpected /init answer: ${sample.status} ${body.slice(0, 200)}`)
+    const parsed = JSON.parse(body) as {
+      policyResolution: { status: string; policyId: string }
+      policySnapshotToken?: string
+    }
+    if (sample.status !== 200 || parsed.policyResolution.status !== "matched")
+      throw new Error(`unexpected /init answer: ${sample.status} ${body.slice(0, 200)}`)
     const headers: Record<string, string> = {}
     for (const name of ["content-type", "cache-control", "vary", "x-request-id"]) {
       const value = sample.headers.get(name)
@@ -113,7 +118,13 @@ export const run = async (): Promise<void> => {
     children.push(ceiling)
     const ceilingUrl = `http://127.0.0.1:${ceilingPort}${PATH}`
 
-    console.log(`GET ${PATH} (${HEADERS["cf-ipcountry"]}, ${HEADERS["accept-language"]}) → rule ${parsed.policyResolution.policyId}, ${body.length} bytes, token ${parsed.policySnapshotToken === undefined ? "absent" : "signed"}`)
+    console.log(
+      `GET ${PATH} (${HEADERS["cf-ipcountry"]}, ${
+        HEADERS["accept-language"]
+      }) → rule ${parsed.policyResolution.policyId}, ${body.length} bytes, token ${
+        parsed.policySnapshotToken === undefined ? "absent" : "signed"
+      }`
+    )
     // Warm-up: JIT both servers before measuring.
     await measure(svcUrl, 8, 1)
     await measure(ceilingUrl, 8, 0.5)
@@ -126,19 +137,32 @@ export const run = async (): Promise<void> => {
     }
     const rss = await peakRssMb(svc.pid!)
 
-    const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    const fmt = (n: number, digits = 0) =>
+      n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
     console.log("")
-    console.log("connections |  /init req/s | p50 ms | p99 ms | errors || ceiling req/s | p50 ms | p99 ms || /init ÷ ceiling")
+    console.log(
+      "connections |  /init req/s | p50 ms | p99 ms | errors || ceiling req/s | p50 ms | p99 ms || /init ÷ ceiling"
+    )
     for (const { connections, svc: s, bare: b } of rows) {
       console.log(
-        `${String(connections).padStart(11)} | ${fmt(s.rps).padStart(12)} | ${fmt(s.p50, 2).padStart(6)} | ${fmt(s.p99, 2).padStart(6)} | ${String(s.errors).padStart(6)} || ${fmt(b.rps).padStart(13)} | ${fmt(b.p50, 2).padStart(6)} | ${fmt(b.p99, 2).padStart(6)} || ${fmt((100 * s.rps) / b.rps, 1).padStart(6)}%`
+        `${String(connections).padStart(11)} | ${fmt(s.rps).padStart(12)} | ${fmt(s.p50, 2).padStart(6)} | ${
+          fmt(s.p99, 2).padStart(6)
+        } | ${String(s.errors).padStart(6)} || ${fmt(b.rps).padStart(13)} | ${fmt(b.p50, 2).padStart(6)} | ${
+          fmt(b.p99, 2).padStart(6)
+        } || ${fmt((100 * s.rps) / b.rps, 1).padStart(6)}%`
       )
     }
     console.log(`svc peak RSS (VmHWM): ${fmt(rss, 1)} MB`)
     const at32 = rows.find((r) => r.connections === 32)!
     const ratio = Math.min(...rows.map((r) => r.svc.rps / r.bare.rps))
     const verdict = (ok: boolean) => (ok ? "met" : "MISSED")
-    console.log(`targets: /init ≥ 25% of ceiling: ${verdict(ratio >= 0.25)} (${fmt(100 * ratio, 1)}%); p99 < 5 ms at 32 connections: ${verdict(at32.svc.p99 < 5)} (${fmt(at32.svc.p99, 2)} ms); RSS < 200 MB: ${verdict(rss < 200)} (${fmt(rss, 1)} MB)`)
+    console.log(
+      `targets: /init ≥ 25% of ceiling: ${verdict(ratio >= 0.25)} (${
+        fmt(100 * ratio, 1)
+      }%); p99 < 5 ms at 32 connections: ${verdict(at32.svc.p99 < 5)} (${fmt(at32.svc.p99, 2)} ms); RSS < 200 MB: ${
+        verdict(rss < 200)
+      } (${fmt(rss, 1)} MB)`
+    )
   } finally {
     for (const child of children.reverse()) await stop(child)
     await rm(dir, { recursive: true, force: true })

@@ -51,7 +51,7 @@ const makeRow = (i: number): Row => {
     givenAt,
     policy: ["eu", "us", "rest"][i % 3]!,
     action: ACTIONS[i % 5]!,
-    gpc: i % 7 === 0 ? "{\"denied\":[\"marketing\"],\"overridden\":[]}" : null,
+    gpc: i % 7 === 0 ? '{"denied":["marketing"],"overridden":[]}' : null,
     experiment: i % 4 === 0 ? "banner-test" : null,
     arm: i % 4 === 0 ? (i % 8 === 0 ? "a" : "b") : null,
     surface: SURFACES[i % 4]!,
@@ -59,7 +59,8 @@ const makeRow = (i: number): Row => {
   }
 }
 
-const COLUMNS = `id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at, created_at, preferences, receipts,
+const COLUMNS =
+  `id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at, created_at, preferences, receipts,
   policy_id, action, gpc, experiment_id, experiment_arm, surface, time_to_decision_ms`
 
 const seedSqlite = (file: string) => {
@@ -70,7 +71,21 @@ const seedSqlite = (file: string) => {
   db.transaction(() => {
     for (let i = 0; i < ROWS; i++) {
       const r = makeRow(i)
-      insert.run(r.id, r.subjectId, `act${i}`, r.domain, r.givenAt, r.givenAt, r.policy, r.action, r.gpc, r.experiment, r.arm, r.surface, r.timeToDecisionMs)
+      insert.run(
+        r.id,
+        r.subjectId,
+        `act${i}`,
+        r.domain,
+        r.givenAt,
+        r.givenAt,
+        r.policy,
+        r.action,
+        r.gpc,
+        r.experiment,
+        r.arm,
+        r.surface,
+        r.timeToDecisionMs
+      )
     }
   })()
   db.pragma("wal_checkpoint(TRUNCATE)")
@@ -90,8 +105,16 @@ const seedPostgres = async (url: string, schema: string) => {
        FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[])
          AS t(id, subject_id, domain, given_at, policy, action, gpc, experiment, arm, surface, ttd)`,
       [
-        column((r) => r.id), column((r) => r.subjectId), column((r) => r.domain), column((r) => r.givenAt), column((r) => r.policy),
-        column((r) => r.action), column((r) => r.gpc), column((r) => r.experiment), column((r) => r.arm), column((r) => r.surface),
+        column((r) => r.id),
+        column((r) => r.subjectId),
+        column((r) => r.domain),
+        column((r) => r.givenAt),
+        column((r) => r.policy),
+        column((r) => r.action),
+        column((r) => r.gpc),
+        column((r) => r.experiment),
+        column((r) => r.arm),
+        column((r) => r.surface),
         column((r) => r.timeToDecisionMs)
       ]
     )
@@ -109,7 +132,11 @@ const timePage = async (database: SvcOptions["database"], label: string, seed: (
   await (await startServer(options, { port: 0, host: "127.0.0.1" })).close()
   const seeded = performance.now()
   await seed()
-  console.log(`[${label}] seeded ${ROWS.toLocaleString("en-US")} consents in ${((performance.now() - seeded) / 1000).toFixed(1)} s`)
+  console.log(
+    `[${label}] seeded ${ROWS.toLocaleString("en-US")} consents in ${
+      ((performance.now() - seeded) / 1000).toFixed(1)
+    } s`
+  )
   const server = await startServer(options, { port: 0, host: "127.0.0.1" })
   try {
     const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
@@ -117,12 +144,18 @@ const timePage = async (database: SvcOptions["database"], label: string, seed: (
       const times: Array<number> = []
       for (let run = 0; run <= 3; run++) {
         const started = performance.now()
-        const response = await fetch(`${server.url}/insight?from=${day(from)}&to=${day(TODAY)}`, { headers: { authorization: `Bearer ${API_KEY}` } })
+        const response = await fetch(`${server.url}/insight?from=${day(from)}&to=${day(TODAY)}`, {
+          headers: { authorization: `Bearer ${API_KEY}` }
+        })
         const html = await response.text()
         if (response.status !== 200) throw new Error(`insight answered ${response.status}: ${html.slice(0, 200)}`)
         if (run > 0) times.push(performance.now() - started) // run 0 warms caches
       }
-      console.log(`[${label}] GET /insight ${period.padEnd(8)}: median ${median(times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)} ms (${times.map((t) => t.toFixed(0)).join(", ")}; target < 1000 ms)`)
+      console.log(
+        `[${label}] GET /insight ${period.padEnd(8)}: median ${median(times).toFixed(0)} ms, min ${
+          Math.min(...times).toFixed(0)
+        } ms (${times.map((t) => t.toFixed(0)).join(", ")}; target < 1000 ms)`
+      )
     }
   } finally {
     await server.close()

@@ -19,7 +19,8 @@ export const freePort = () =>
 
 /** `svc serve` processes started here, with their resident memory once idle after start (MB). */
 const servers = new WeakMap<ChildProcess, { readonly label: string; readonly idle: number }>()
-const isSvcServe = (args: ReadonlyArray<string>) => args.some((arg) => arg.endsWith("bin/svc.js")) && args.includes("serve")
+const isSvcServe = (args: ReadonlyArray<string>) =>
+  args.some((arg) => arg.endsWith("bin/svc.js")) && args.includes("serve")
 
 /**
  * Runs `node ...args` and resolves once its output matches `ready`. For `svc serve` it then waits
@@ -29,7 +30,10 @@ export const startNode = async (args: ReadonlyArray<string>, ready: RegExp, env:
   const child = await startUntilReady(args, ready, env)
   if (isSvcServe(args)) {
     await new Promise((r) => setTimeout(r, 1_000))
-    servers.set(child, { label: process.argv[1]?.replace(/^.*\/bench\//, "").replace(/\.ts$/, "") ?? "bench", idle: await rssMb(child.pid!) })
+    servers.set(child, {
+      label: process.argv[1]?.replace(/^.*\/bench\//, "").replace(/\.ts$/, "") ?? "bench",
+      idle: await rssMb(child.pid!)
+    })
   }
   return child
 }
@@ -71,9 +75,14 @@ export const stop = async (child: ChildProcess) => {
   const server = servers.get(child)
   if (server !== undefined && child.exitCode === null) {
     const peak = await peakRssMb(child.pid!)
-    console.log(`memory: svc serve (${server.label}) ${server.idle.toFixed(0)} MB idle after start, peak ${peak.toFixed(0)} MB (targets: idle ≤ 100, peak ≤ 180)`)
+    console.log(
+      `memory: svc serve (${server.label}) ${server.idle.toFixed(0)} MB idle after start, peak ${
+        peak.toFixed(0)
+      } MB (targets: idle ≤ 100, peak ≤ 180)`
+    )
     const file = process.env.SVC_BENCH_MEMORY_FILE
-    if (file !== undefined) await appendFile(file, `${JSON.stringify({ bench: server.label, idle: server.idle, peak })}\n`)
+    if (file !== undefined)
+      await appendFile(file, `${JSON.stringify({ bench: server.label, idle: server.idle, peak })}\n`)
   }
   return stopProcess(child)
 }

@@ -41,7 +41,6 @@ const requireFromBackend = createRequire(join(ROOT, "packages/backend/package.js
 
 type Dialect = "sqlite" | "postgres"
 
-
 const subjectId = () => `sub_${randomBytes(12).toString("base64url")}`
 
 const preferences = { necessary: true, measurement: true, marketing: false, functionality: true, experience: false }
@@ -88,12 +87,25 @@ export const measureSaves = async (base: string, seconds: number): Promise<Measu
       setupRequest: (request: RequestSpec) => ({ ...request, body: saveBody(subjectId()) })
     }]
   })
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx }
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx
+  }
 }
 
 const measureRead = async (base: string, id: string, seconds: number): Promise<Measured> => {
-  const result = await autocannon({ url: `${base}/subjects/${id}`, connections: CONNECTIONS, duration: seconds, pipelining: 1 })
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx }
+  const result = await autocannon({
+    url: `${base}/subjects/${id}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    pipelining: 1
+  })
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx
+  }
 }
 
 /** Seeds one subject with `count` consents through `POST /subjects`. */
@@ -101,7 +113,11 @@ const seed = async (base: string, count: number): Promise<string> => {
   const id = subjectId()
   const t = Date.now() - count * 1000
   for (let i = 0; i < count; i++) {
-    const response = await fetch(`${base}/subjects`, { method: "POST", headers: HEADERS, body: saveBody(id, t + i * 1000) })
+    const response = await fetch(`${base}/subjects`, {
+      method: "POST",
+      headers: HEADERS,
+      body: saveBody(id, t + i * 1000)
+    })
     if (response.status !== 200) throw new Error(`seeding failed: ${response.status} ${await response.text()}`)
   }
   return id
@@ -195,7 +211,11 @@ const databases = async (dialect: Dialect, dir: string): Promise<{ svc: Database
       driverPath: pathToFileURL(requireFromBackend.resolve("pg")).href,
       ceilingEnv: { CEILING_DB: PG_URL, CEILING_SCHEMA: schema },
       drop: async () => {
-        const pg = requireFromBackend("pg") as { Client: new(o: object) => { connect(): Promise<void>; query(q: string): Promise<unknown>; end(): Promise<void> } }
+        const pg = requireFromBackend("pg") as {
+          Client: new(
+            o: object
+          ) => { connect(): Promise<void>; query(q: string): Promise<unknown>; end(): Promise<void> }
+        }
         const client = new pg.Client({ connectionString: PG_URL })
         await client.connect()
         await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
@@ -208,7 +228,11 @@ const databases = async (dialect: Dialect, dir: string): Promise<{ svc: Database
   for (const db of [svc, ceiling]) {
     const file = join(dir, `migrate-${randomBytes(4).toString("hex")}.json`)
     await writeFile(file, JSON.stringify({ database: db.database }))
-    const result = spawnSync(process.execPath, [join(ROOT, "packages/server/bin/svc.js"), "migrate", "--config", file], { cwd: ROOT, encoding: "utf8" })
+    const result = spawnSync(
+      process.execPath,
+      [join(ROOT, "packages/server/bin/svc.js"), "migrate", "--config", file],
+      { cwd: ROOT, encoding: "utf8" }
+    )
     if (result.status !== 0) throw new Error(`svc migrate failed: ${result.stderr}${result.stdout}`)
   }
   return { svc, ceiling }
@@ -233,12 +257,20 @@ const benchDialect = async (dialect: Dialect): Promise<ReadonlyArray<Row>> => {
       JSON.stringify({
         database: dbs.svc.database,
         observability: { requests: "none" },
-        manifest: { policyRules: [{ id: "rest", match: { default: true }, model: "opt-out", categories: ["measurement", "marketing", "functionality", "experience"] }] }
+        manifest: {
+          policyRules: [{
+            id: "rest",
+            match: { default: true },
+            model: "opt-out",
+            categories: ["measurement", "marketing", "functionality", "experience"]
+          }]
+        }
       })
     )
     const port = await freePort()
     children.push(
-      await startNode([join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"], /listening on/)
+      await startNode([join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", configFile, "--port",
+        String(port), "--host", "127.0.0.1"], /listening on/)
     )
     const ceilingPort = await freePort()
     const ceilingFile = join(dir, "ceiling.mjs")
@@ -258,7 +290,12 @@ const benchDialect = async (dialect: Dialect): Promise<ReadonlyArray<Row>> => {
     // warm-up (JIT, connection pools), then saves of fresh subjects
     await measureSaves(svcBase, 1)
     await measureSaves(bareBase, 1)
-    rows.push({ dialect, what: "POST /subjects (new subject)", svc: await measureSaves(svcBase, DURATION_S), bare: await measureSaves(bareBase, DURATION_S) })
+    rows.push({
+      dialect,
+      what: "POST /subjects (new subject)",
+      svc: await measureSaves(svcBase, DURATION_S),
+      bare: await measureSaves(bareBase, DURATION_S)
+    })
     for (const count of [1, 200]) {
       const svcId = await seed(svcBase, count)
       const bareId = await seed(bareBase, count)
@@ -280,7 +317,8 @@ const benchDialect = async (dialect: Dialect): Promise<ReadonlyArray<Row>> => {
   }
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 export const run = async (): Promise<void> => {
   // `svc serve` runs the bundled build when present: rebuild it so the figures are of this source.
@@ -296,10 +334,16 @@ export const run = async (): Promise<void> => {
     }
   }
   console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s per measurement`)
-  console.log("dialect  | measurement                     |  svc req/s | p99 ms | errors || ceiling req/s | p99 ms || svc ÷ ceiling")
+  console.log(
+    "dialect  | measurement                     |  svc req/s | p99 ms | errors || ceiling req/s | p99 ms || svc ÷ ceiling"
+  )
   for (const r of rows) {
     console.log(
-      `${r.dialect.padEnd(8)} | ${r.what.padEnd(31)} | ${fmt(r.svc.rps).padStart(10)} | ${fmt(r.svc.p99, 1).padStart(6)} | ${String(r.svc.errors).padStart(6)} || ${fmt(r.bare.rps).padStart(13)} | ${fmt(r.bare.p99, 1).padStart(6)} || ${fmt((100 * r.svc.rps) / r.bare.rps, 1).padStart(6)}%`
+      `${r.dialect.padEnd(8)} | ${r.what.padEnd(31)} | ${fmt(r.svc.rps).padStart(10)} | ${
+        fmt(r.svc.p99, 1).padStart(6)
+      } | ${String(r.svc.errors).padStart(6)} || ${fmt(r.bare.rps).padStart(13)} | ${
+        fmt(r.bare.p99, 1).padStart(6)
+      } || ${fmt((100 * r.svc.rps) / r.bare.rps, 1).padStart(6)}%`
     )
   }
   const sqlite = rows.filter((r) => r.dialect === "sqlite")
@@ -310,7 +354,9 @@ export const run = async (): Promise<void> => {
   if (saves !== undefined && reads.length > 0) {
     const worstRead = Math.min(...reads.map(ratio))
     console.log(
-      `targets (SQLite, ${CONNECTIONS} connections): saves ≥ 30% of ceiling: ${verdict(ratio(saves) >= 0.3)} (${fmt(100 * ratio(saves), 1)}%); reads ≥ 20%: ${verdict(worstRead >= 0.2)} (worst ${fmt(100 * worstRead, 1)}%)`
+      `targets (SQLite, ${CONNECTIONS} connections): saves ≥ 30% of ceiling: ${verdict(ratio(saves) >= 0.3)} (${
+        fmt(100 * ratio(saves), 1)
+      }%); reads ≥ 20%: ${verdict(worstRead >= 0.2)} (worst ${fmt(100 * worstRead, 1)}%)`
     )
   }
 }

@@ -87,10 +87,24 @@ const insertSqlite = (file: string, from: number, to: number) => {
   const db = new Database(file)
   db.pragma("journal_mode = WAL")
   db.pragma("synchronous = OFF")
-  const insert = db.prepare(`INSERT INTO svc_consents (${COLUMNS}) VALUES (?, '', ?, ?, 'bench', 'cookie_banner', ?, ?, ?, ?, ?, ?, ?, ?)`)
+  const insert = db.prepare(
+    `INSERT INTO svc_consents (${COLUMNS}) VALUES (?, '', ?, ?, 'bench', 'cookie_banner', ?, ?, ?, ?, ?, ?, ?, ?)`
+  )
   const batch = db.transaction((rows: ReadonlyArray<Row>) => {
     for (const r of rows) {
-      insert.run(r.id, r.subjectId, r.id, r.domain, r.givenAt, r.givenAt, EXPERIMENT, r.arm, r.action, r.surface, r.timeToDecisionMs)
+      insert.run(
+        r.id,
+        r.subjectId,
+        r.id,
+        r.domain,
+        r.givenAt,
+        r.givenAt,
+        EXPERIMENT,
+        r.arm,
+        r.action,
+        r.surface,
+        r.timeToDecisionMs
+      )
     }
   })
   for (let offset = from; offset < to; offset += BATCH) {
@@ -134,7 +148,13 @@ interface Figures {
   /** POST /subjects (new subjects, 32 connections): req/s and p99 with 10k rows stored, then with all of them. */
   readonly saves: { readonly small: SaveRate; readonly full: SaveRate }
   readonly timings: ReadonlyArray<
-    { readonly name: string; readonly medianMs: number; readonly minMs: number; readonly arms: number; readonly choices: number }
+    {
+      readonly name: string
+      readonly medianMs: number
+      readonly minMs: number
+      readonly arms: number
+      readonly choices: number
+    }
   >
 }
 
@@ -159,7 +179,9 @@ const saveRate = async (options: SvcOptions, label: string, rows: number): Promi
     await measureSaves(server.url, 1) // warm-up
     const { rps, p99, errors } = await measureSaves(server.url, SAVE_SECONDS)
     if (errors > 0) throw new Error(`${label}: ${errors} saves failed`)
-    console.log(`[${label}] POST /subjects with ${rows.toLocaleString("en")} stored: ${rps.toFixed(0)} req/s, p99 ${p99} ms`)
+    console.log(
+      `[${label}] POST /subjects with ${rows.toLocaleString("en")} stored: ${rps.toFixed(0)} req/s, p99 ${p99} ms`
+    )
     return { rps, p99 }
   } finally {
     await server.close()
@@ -209,7 +231,9 @@ const timeSummaries = async (
       const minMs = Math.min(...durations)
       timings.push({ name, medianMs, minMs, arms, choices })
       console.log(
-        `[${label}] ${name}: median ${medianMs.toFixed(0)} ms, min ${minMs.toFixed(0)} ms over ${RUNS} runs (${arms} arms, ${choices.toLocaleString("en")} saves)`
+        `[${label}] ${name}: median ${medianMs.toFixed(0)} ms, min ${
+          minMs.toFixed(0)
+        } ms over ${RUNS} runs (${arms} arms, ${choices.toLocaleString("en")} saves)`
       )
     }
     return { label, insertMs, saves: { small: smallRate, full: fullRate }, timings }
@@ -224,7 +248,9 @@ export const run = async (): Promise<void> => {
 
   const file = `${tmpdir()}/${name}.db`
   try {
-    results.push(await timeSummaries({ dialect: "sqlite", url: file }, "sqlite", async (from, to) => insertSqlite(file, from, to)))
+    results.push(
+      await timeSummaries({ dialect: "sqlite", url: file }, "sqlite", async (from, to) => insertSqlite(file, from, to))
+    )
   } finally {
     if (process.env.SVC_BENCH_KEEP === "1") console.log(`[sqlite] kept ${file}`)
     else await Promise.all(["", "-wal", "-shm", "-journal"].map((suffix) => rm(file + suffix, { force: true })))
@@ -233,7 +259,13 @@ export const run = async (): Promise<void> => {
   if (process.env.SVC_BENCH_SKIP_PG !== "1") {
     const url = process.env.SVC_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
     try {
-      results.push(await timeSummaries({ dialect: "postgres", url, schema: name }, "postgres", (from, to) => insertPostgres(url, name, from, to)))
+      results.push(
+        await timeSummaries(
+          { dialect: "postgres", url, schema: name },
+          "postgres",
+          (from, to) => insertPostgres(url, name, from, to)
+        )
+      )
     } finally {
       const admin = new pg.Client({ connectionString: url })
       await admin.connect()
@@ -242,23 +274,37 @@ export const run = async (): Promise<void> => {
     }
   }
 
-  console.log(`\nGET /experiments/:id/summary over ${ROWS.toLocaleString("en")} saves (median / min of ${RUNS} runs, ms)`)
+  console.log(
+    `\nGET /experiments/:id/summary over ${ROWS.toLocaleString("en")} saves (median / min of ${RUNS} runs, ms)`
+  )
   console.log(`| database | load | ${QUERIES.map((q) => q.name).join(" | ")} |`)
   console.log(`|--|--|${QUERIES.map(() => "--").join("|")}|`)
   for (const r of results) {
     console.log(
-      `| ${r.label} | ${seconds(r.insertMs)} | ${r.timings.map((t) => `${t.medianMs.toFixed(0)} / ${t.minMs.toFixed(0)}`).join(" | ")} |`
+      `| ${r.label} | ${seconds(r.insertMs)} | ${
+        r.timings.map((t) => `${t.medianMs.toFixed(0)} / ${t.minMs.toFixed(0)}`).join(" | ")
+      } |`
     )
   }
-  console.log(`\nCost growth: POST /subjects (new subjects, 32 connections, ${SAVE_SECONDS} s) with ${SMALL.toLocaleString("en")} and ${ROWS.toLocaleString("en")} stored`)
+  console.log(
+    `\nCost growth: POST /subjects (new subjects, 32 connections, ${SAVE_SECONDS} s) with ${
+      SMALL.toLocaleString("en")
+    } and ${ROWS.toLocaleString("en")} stored`
+  )
   console.log("| database | req/s, p99 ms (10k) | req/s, p99 ms (all) | ratio |")
   console.log("|--|--|--|--|")
   for (const r of results) {
     const { full, small } = r.saves
-    console.log(`| ${r.label} | ${small.rps.toFixed(0)}, ${small.p99} | ${full.rps.toFixed(0)}, ${full.p99} | ${(full.rps / small.rps).toFixed(2)} |`)
+    console.log(
+      `| ${r.label} | ${small.rps.toFixed(0)}, ${small.p99} | ${full.rps.toFixed(0)}, ${full.p99} | ${
+        (full.rps / small.rps).toFixed(2)
+      } |`
+    )
   }
   const load = (await import("node:os")).loadavg()[0]!
-  console.log(`(1-minute load average at the end: ${load.toFixed(1)} on ${(await import("node:os")).cpus().length} cores)`)
+  console.log(
+    `(1-minute load average at the end: ${load.toFixed(1)} on ${(await import("node:os")).cpus().length} cores)`
+  )
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -34,7 +34,9 @@ const configFor = (dir: string, mode: Mode, sinkUrl: string) => ({
   database: { dialect: "sqlite", url: join(dir, `${mode}.db`) },
   apiKeys: [API_KEY],
   observability: { requests: "none" },
-  manifest: { policyRules: [{ id: "rest", match: { default: true }, model: "opt-out", categories: ["measurement", "marketing"] }] },
+  manifest: {
+    policyRules: [{ id: "rest", match: { default: true }, model: "opt-out", categories: ["measurement", "marketing"] }]
+  },
   ...(mode === "off" ? {} : { telemetry: mode === "prometheus" ? { prometheus: {} } : { otlp: { url: sinkUrl } } })
 })
 
@@ -46,8 +48,18 @@ interface Measured {
 }
 
 const measure = async (url: string, seconds: number): Promise<Measured> => {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${API_KEY}` } })
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx }
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: { authorization: `Bearer ${API_KEY}` }
+  })
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx
+  }
 }
 
 export const run = async (): Promise<void> => {
@@ -63,12 +75,21 @@ export const run = async (): Promise<void> => {
       const file = join(dir, `${mode}.json`)
       await writeFile(file, JSON.stringify(configFor(dir, mode, `http://127.0.0.1:${sinkPort}`)))
       const port = await freePort()
-      children.push(await startNode([join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", file, "--port", String(port), "--host", "127.0.0.1"], /listening on/))
+      children.push(
+        await startNode([join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", file, "--port", String(port),
+          "--host", "127.0.0.1"], /listening on/)
+      )
       const url = `http://127.0.0.1:${port}`
       const saved = await fetch(`${url}/subjects`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ subjectId: `sub_bench${mode}0000000000000`, type: "cookie_banner", domain: "example.com", givenAt: Date.now(), preferences: { necessary: true, measurement: true, marketing: false, functionality: false, experience: false } })
+        body: JSON.stringify({
+          subjectId: `sub_bench${mode}0000000000000`,
+          type: "cookie_banner",
+          domain: "example.com",
+          givenAt: Date.now(),
+          preferences: { necessary: true, measurement: true, marketing: false, functionality: false, experience: false }
+        })
       })
       if (saved.status !== 200) throw new Error(`${mode}: save answered ${saved.status} ${await saved.text()}`)
       const { subjectId } = (await saved.json()) as { subjectId: string }
@@ -87,8 +108,10 @@ export const run = async (): Promise<void> => {
       }
     }
 
-    const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
-    const mean = (runs: ReadonlyArray<Measured>, key: keyof Measured) => runs.reduce((a, r) => a + r[key], 0) / runs.length
+    const fmt = (n: number, digits = 0) =>
+      n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    const mean = (runs: ReadonlyArray<Measured>, key: keyof Measured) =>
+      runs.reduce((a, r) => a + r[key], 0) / runs.length
     console.log(`${CONNECTIONS} connections, ${DURATION_S} s × 2 rounds per cell, modes interleaved`)
     console.log("route                 | mode       |   req/s | p50 ms | p99 ms | errors | req/s vs off")
     for (const path of ["subject", "manifest"] as const) {
@@ -97,7 +120,11 @@ export const run = async (): Promise<void> => {
         const runs = results.get(`${path}|${mode}`)!
         const rps = mean(runs, "rps")
         console.log(
-          `${(path === "subject" ? "GET /subjects/:id" : "GET /manifest").padEnd(21)} | ${mode.padEnd(10)} | ${fmt(rps).padStart(7)} | ${fmt(mean(runs, "p50"), 2).padStart(6)} | ${fmt(mean(runs, "p99"), 2).padStart(6)} | ${String(runs.reduce((a, r) => a + r.errors, 0)).padStart(6)} | ${mode === "off" ? "" : `${fmt((100 * (rps - off)) / off, 1)}%`}`
+          `${(path === "subject" ? "GET /subjects/:id" : "GET /manifest").padEnd(21)} | ${mode.padEnd(10)} | ${
+            fmt(rps).padStart(7)
+          } | ${fmt(mean(runs, "p50"), 2).padStart(6)} | ${fmt(mean(runs, "p99"), 2).padStart(6)} | ${
+            String(runs.reduce((a, r) => a + r.errors, 0)).padStart(6)
+          } | ${mode === "off" ? "" : `${fmt((100 * (rps - off)) / off, 1)}%`}`
         )
       }
     }

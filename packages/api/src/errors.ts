@@ -122,7 +122,8 @@ const MAX_ECHO = 80
 const clip = (text: string) => (text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text)
 
 /** Shortens the value a message echoes (`..., actual <value>` / `got <value>`) to {@link MAX_ECHO} characters. */
-const clipMessage = (message: string) => message.replace(/(\bactual |\bgot )([\s\S]*)$/, (_, lead: string, value: string) => lead + clip(value))
+const clipMessage = (message: string) =>
+  message.replace(/(\bactual |\bgot )([\s\S]*)$/, (_, lead: string, value: string) => lead + clip(value))
 
 const isExpectedUndefined = (message: string) => message.startsWith("Expected undefined")
 

@@ -20,4 +20,5 @@ export class PublicWriteLimit extends HttpApiMiddleware.Tag<PublicWriteLimit>()(
 export class InitLimit extends HttpApiMiddleware.Tag<InitLimit>()("InitLimit", { failure: RateLimitedWire }) {}
 
 /** Per-client-IP limit of `GET /manifest`: off unless `rateLimit.manifest` is configured. */
-export class ManifestLimit extends HttpApiMiddleware.Tag<ManifestLimit>()("ManifestLimit", { failure: RateLimitedWire }) {}
+export class ManifestLimit
+  extends HttpApiMiddleware.Tag<ManifestLimit>()("ManifestLimit", { failure: RateLimitedWire }) {}

@@ -105,7 +105,9 @@ describe.each(dialects)("framework adapters save with the caller's IP [%s]", (di
     const direct = createServer(svcNode(instance({ ipAddress: { ipAddressHeaders: [] } })))
     direct.listen(0, "127.0.0.1")
     servers.push(direct)
-    expect(await saveThrough(db, `${await listening(direct)}/consent`, { "x-forwarded-for": "198.51.100.23" })).toBe("127.0.0.0")
+    expect(await saveThrough(db, `${await listening(direct)}/consent`, { "x-forwarded-for": "198.51.100.23" })).toBe(
+      "127.0.0.0"
+    )
     // outside the basePath: svc's own 404 body
     expect((await (await fetch(`${base}/nope`)).json()).cause.code).toBe("ROUTE_NOT_FOUND")
   })
@@ -169,7 +171,11 @@ describe.each(dialects)("framework adapters save with the caller's IP [%s]", (di
     const base = await listening(app.server)
     expect(await saveThrough(db, `${base}/consent`)).toBe("127.0.0.0")
     expect(await saveThrough(db, `${await listening(prefixed.server)}/consent`)).toBe("127.0.0.0")
-    const echo = await fetch(`${base}/echo`, { method: "POST", headers: { "content-type": "application/json" }, body: "{\"a\":1}" })
+    const echo = await fetch(`${base}/echo`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"a":1}'
+    })
     expect(await echo.json()).toEqual({ a: 1 })
     const head = await fetch(`${base}/consent/status`, { method: "HEAD" })
     expect(head.status).toBe(200)
@@ -182,20 +188,24 @@ describe.each(dialects)("framework adapters save with the caller's IP [%s]", (di
     const svc = instance({ ipAddress: { ipAddressHeaders: ["x-forwarded-for"] } })
     const { GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS } = svcNext(svc)
     const saved = cookieSave()
-    const response = await POST(new NextRequest("http://shop.example/consent/subjects", {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-forwarded-for": "203.0.113.77, 10.0.0.2" },
-      body: JSON.stringify(saved)
-    }))
+    const response = await POST(
+      new NextRequest("http://shop.example/consent/subjects", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": "203.0.113.77, 10.0.0.2" },
+        body: JSON.stringify(saved)
+      })
+    )
     expect(response.status).toBe(200)
     expect(await storedIp(db, saved.subjectId as string)).toBe("203.0.113.0")
     const read = await GET(new NextRequest(`http://shop.example/consent/subjects/${saved.subjectId}`))
     expect(read.status).toBe(200)
     expect((await read.json()).subjectChoice.categories.marketing.value).toBe(true)
-    const preflight = await OPTIONS(new NextRequest("http://shop.example/consent/subjects", {
-      method: "OPTIONS",
-      headers: { origin: "https://elsewhere.example", "access-control-request-method": "POST" }
-    }))
+    const preflight = await OPTIONS(
+      new NextRequest("http://shop.example/consent/subjects", {
+        method: "OPTIONS",
+        headers: { origin: "https://elsewhere.example", "access-control-request-method": "POST" }
+      })
+    )
     expect(preflight.status).toBe(204)
     const head = await HEAD(new NextRequest("http://shop.example/consent/status", { method: "HEAD" }))
     expect(head.status).toBe(200)

@@ -63,7 +63,10 @@ describe.each(dialects)("API keys on key-only endpoints [%s]", (dialect) => {
   for (const endpoint of keyOnly) {
     it(`${endpoint.name} refuses a missing, empty or unknown key with 401 UNAUTHORIZED`, async () => {
       for (const authorization of refusedAuthorizations) {
-        await expectUnauthorized(await send(server, endpoint, authorization), `${endpoint.name} with ${JSON.stringify(authorization)}`)
+        await expectUnauthorized(
+          await send(server, endpoint, authorization),
+          `${endpoint.name} with ${JSON.stringify(authorization)}`
+        )
       }
     })
 
@@ -93,7 +96,10 @@ describe.each(dialects)("an instance without apiKeys authenticates nothing [%s]"
     it(`${endpoint.name} answers 401 to every key`, async () => {
       for (const instance of [server, emptyList]) {
         for (const authorization of [undefined, "Bearer ", `Bearer ${API_KEY}`, "Bearer undefined", "Bearer null"]) {
-          await expectUnauthorized(await send(instance, endpoint, authorization), `${endpoint.name} with ${JSON.stringify(authorization)}`)
+          await expectUnauthorized(
+            await send(instance, endpoint, authorization),
+            `${endpoint.name} with ${JSON.stringify(authorization)}`
+          )
         }
       }
     })

@@ -16,7 +16,13 @@ describe.each(dialects)("identifiers compare exactly, case included [%s]", (dial
     const subjectId = newSubjectId()
     await save(lower!, cookieSave({ subjectId, externalSubjectId: "user-1" }), bearer(API_KEY))
     expect((await call(upper!, "GET", `/subjects/${subjectId}`)).status).toBe(404)
-    const check = await call(upper!, "GET", "/consents/check?externalId=user-1&type=cookie_banner", undefined, bearer(API_KEY))
+    const check = await call(
+      upper!,
+      "GET",
+      "/consents/check?externalId=user-1&type=cookie_banner",
+      undefined,
+      bearer(API_KEY)
+    )
     expect(check.body.results.cookie_banner).toEqual({ hasConsent: false, isLatestPolicy: false })
   })
 
@@ -24,7 +30,11 @@ describe.each(dialects)("identifiers compare exactly, case included [%s]", (dial
     const id = newSubjectId()
     const swapped = `sub_${id.slice(4).replace(/[a-z]/g, (c) => c.toUpperCase()).replace(/^[^A-Z]*$/, (s) => `${s}X`)}`
     const first = await save(lower!, cookieSave({ subjectId: id, externalSubjectId: "lower-user" }), bearer(API_KEY))
-    const second = await save(lower!, cookieSave({ subjectId: swapped, externalSubjectId: "upper-user" }), bearer(API_KEY))
+    const second = await save(
+      lower!,
+      cookieSave({ subjectId: swapped, externalSubjectId: "upper-user" }),
+      bearer(API_KEY)
+    )
     expect(first.status).toBe(200)
     expect(second.status).toBe(200)
     expect((await call(lower!, "GET", `/subjects/${id}`)).body.subject.externalId).toBe("lower-user")

@@ -19,7 +19,15 @@ const raw = (url: string, headers: Record<string, string> = {}, method = "GET"):
     const req = httpRequest(url, { method, headers }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => chunks.push(chunk))
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers as Record<string, string | undefined>, wire: Buffer.concat(chunks) }))
+      res.on(
+        "end",
+        () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers as Record<string, string | undefined>,
+            wire: Buffer.concat(chunks)
+          })
+      )
     })
     req.on("error", reject)
     req.end()
@@ -35,7 +43,10 @@ const decoded = (response: Raw): Buffer => {
 
 const varies = (response: Raw) => (response.headers.vary ?? "").split(",").map((v) => v.trim().toLowerCase())
 
-const vendors = Array.from({ length: 60 }, (_, i) => ({ id: `vendor-${i}`, name: `Example Vendor ${i}`, category: "marketing" as const }))
+const vendors = Array.from(
+  { length: 60 },
+  (_, i) => ({ id: `vendor-${i}`, name: `Example Vendor ${i}`, category: "marketing" as const })
+)
 
 describe("Accept-Encoding negotiation", () => {
   it("respects q-values, prefers brotli then gzip on a tie, and falls back to identity", () => {
@@ -85,7 +96,7 @@ describe.each(dialects)("compression through the real server [%s]", (dialect) =>
     // one ETag per representation
     const tags = [plain, gzip, br].map((r) => r.headers.etag)
     expect(new Set(tags).size).toBe(3)
-    expect(gzip.headers.etag).toBe(plain.headers.etag!.replace(/"$/, "-gzip\""))
+    expect(gzip.headers.etag).toBe(plain.headers.etag!.replace(/"$/, '-gzip"'))
   })
 
   it("answers 304 only for the ETag of the representation it would send", async () => {
@@ -135,9 +146,12 @@ describe.each(dialects)("compression through the real server [%s]", (dialect) =>
     const manifestBr = await raw(`${server.url()}/manifest`, { "accept-encoding": "br" })
     expect(manifestBr.headers["content-encoding"]).toBe("br")
     expect(manifestBr.headers["cache-control"]).toBe(manifest.headers["cache-control"])
-    expect(manifestBr.headers.etag).toBe(manifest.headers.etag!.replace(/"$/, "-br\""))
+    expect(manifestBr.headers.etag).toBe(manifest.headers.etag!.replace(/"$/, '-br"'))
     expect(decoded(manifestBr).equals(manifest.wire)).toBe(true)
-    const revalidated = await raw(`${server.url()}/manifest`, { "accept-encoding": "br", "if-none-match": manifestBr.headers.etag! })
+    const revalidated = await raw(`${server.url()}/manifest`, {
+      "accept-encoding": "br",
+      "if-none-match": manifestBr.headers.etag!
+    })
     expect(revalidated.status).toBe(304)
     expect((await raw(`${server.url()}/manifest`, { "if-none-match": manifest.headers.etag! })).status).toBe(304)
   })
@@ -149,7 +163,7 @@ describe.each(dialects)("compression through the real server [%s]", (dialect) =>
     const html = decoded(page).toString("utf8")
     const src = /<script src="([^"]+)"><\/script>/.exec(html)?.[1]
     expect(src).toMatch(/^docs\/scalar\.js\?v=/)
-    expect(html).toContain("\"/subjects/{id}\"") // the OpenAPI document travels inline
+    expect(html).toContain('"/subjects/{id}"') // the OpenAPI document travels inline
     for (const coding of ["gzip", "br"]) {
       const script = await raw(new URL(src!, `${server.url()}/docs`).href, { "accept-encoding": coding })
       expect(script.status).toBe(200)

@@ -5,7 +5,6 @@ import { problemsOf } from "./support/config-problems.js"
 const database = { dialect: "sqlite", url: ":memory:" } as const
 const rule = { id: "eu", match: { countries: ["DE"] }, model: "opt-in", categories: ["marketing"] } as const
 
-
 describe("svcInstance option validation", () => {
   it("accepts a minimal valid configuration without connecting", async () => {
     const instance = svcInstance({ database })
@@ -29,7 +28,9 @@ describe("svcInstance option validation", () => {
   })
 
   it("rejects hosting values other than self-hosted and managed", () => {
-    expect(problemsOf({ database, hosting: "cloud" })).toContain('hosting: must be "self-hosted" or "managed" (got "cloud")')
+    expect(problemsOf({ database, hosting: "cloud" })).toContain(
+      'hosting: must be "self-hosted" or "managed" (got "cloud")'
+    )
     expect(() => svcInstance({ database, hosting: "managed" })).not.toThrow()
   })
 
@@ -93,14 +94,22 @@ describe("svcInstance option validation", () => {
           { ...rule, match: { default: true } },
           { ...rule, match: { default: true } },
           { id: "f1", match: { fallback: true }, model: "opt-in", categories: [] },
-          { id: "f2", match: { fallback: true }, model: "opt-in", categories: ["marketing"], preselected: ["measurement"] }
+          {
+            id: "f2",
+            match: { fallback: true },
+            model: "opt-in",
+            categories: ["marketing"],
+            preselected: ["measurement"]
+          }
         ]
       }
     })
     expect(problems).toContain('manifest.policyRules[1].id: duplicate id "eu" (also policyRules[0])')
     expect(problems).toContain("manifest.policyRules: 2 rules have match.default (at most one)")
     expect(problems).toContain("manifest.policyRules: 2 rules have match.fallback (at most one)")
-    expect(problems).toContain('manifest.policyRules[3].preselected: "measurement" is not one of the rule\'s categories')
+    expect(problems).toContain(
+      'manifest.policyRules[3].preselected: "measurement" is not one of the rule\'s categories'
+    )
   })
 
   it("requires signing keys of at least 32 bytes", () => {

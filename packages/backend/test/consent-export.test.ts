@@ -11,7 +11,13 @@ const decode = Schema.decodeUnknownSync(StandardConsentRecord)
 const all = ["measurement", "marketing", "functionality", "experience"] as const
 // GPC denies two categories here, so the CSV's GPC columns have lists to show
 const manifest = {
-  policyRules: [{ id: "rest", match: { default: true }, model: "opt-out", categories: all, gpcDenies: ["marketing", "experience"] }]
+  policyRules: [{
+    id: "rest",
+    match: { default: true },
+    model: "opt-out",
+    categories: all,
+    gpcDenies: ["marketing", "experience"]
+  }]
 } as const
 
 /** Parses a CSV text (RFC 4180 quoting) into rows of fields. */
@@ -23,12 +29,12 @@ const parseCsv = (text: string): Array<Array<string>> => {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!
     if (quoted) {
-      if (c === "\"" && text[i + 1] === "\"") {
-        field += "\""
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"'
         i++
-      } else if (c === "\"") quoted = false
+      } else if (c === '"') quoted = false
       else field += c
-    } else if (c === "\"") quoted = true
+    } else if (c === '"') quoted = true
     else if (c === ",") {
       row.push(field)
       field = ""
@@ -52,7 +58,10 @@ describe.each(dialects)("GET /consents/export [%s]", (dialect) => {
   it("streams every record of the period as NDJSON, oldest first, each decoding as a StandardConsentRecord", async () => {
     const subjects = [newSubjectId(), newSubjectId(), newSubjectId()]
     for (const [i, subjectId] of subjects.entries()) {
-      await save(server, cookieSave({ subjectId, givenAt: day(3) + i * 1000, externalSubjectId: `period-${i}` }), { ...bearer(API_KEY), "user-agent": "Period/1" })
+      await save(server, cookieSave({ subjectId, givenAt: day(3) + i * 1000, externalSubjectId: `period-${i}` }), {
+        ...bearer(API_KEY),
+        "user-agent": "Period/1"
+      })
     }
     await save(server, cookieSave({ givenAt: day(2) }))
     await save(server, cookieSave({ givenAt: day(4) + 1 }))
@@ -63,7 +72,9 @@ describe.each(dialects)("GET /consents/export [%s]", (dialect) => {
     expect(lines.pop()).toBe("")
     const records = lines.map((line) => decode(JSON.parse(line)))
     // each line is exactly what the schema encodes the record to
-    records.forEach((record, i) => expect(Schema.encodeSync(StandardConsentRecord)(record)).toEqual(JSON.parse(lines[i]!)))
+    records.forEach((record, i) =>
+      expect(Schema.encodeSync(StandardConsentRecord)(record)).toEqual(JSON.parse(lines[i]!))
+    )
     expect(records.map((r) => r.principal.subjectId)).toEqual(subjects)
     expect(records[0]).toMatchObject({
       policyType: "cookie_banner",
@@ -85,7 +96,18 @@ describe.each(dialects)("GET /consents/export [%s]", (dialect) => {
       for (let i = 0; i < 100; i++) {
         const id = `cns_page${String(batch * 100 + i).padStart(5, "0")}`
         ids.push(id)
-        values.push(id, "", `sub_pagefixture${batch}`, `key-${id}`, "digest", "cookie_banner", "paging.example", base + (i % 7), base, receipts)
+        values.push(
+          id,
+          "",
+          `sub_pagefixture${batch}`,
+          `key-${id}`,
+          "digest",
+          "cookie_banner",
+          "paging.example",
+          base + (i % 7),
+          base,
+          receipts
+        )
       }
       await server.db().query(
         `INSERT INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at, created_at, receipts) VALUES ${
@@ -105,10 +127,20 @@ describe.each(dialects)("GET /consents/export [%s]", (dialect) => {
   it("filters by type, domain and policyId", async () => {
     await save(server, cookieSave({ givenAt: day(12), domain: "a.example" }))
     await save(server, cookieSave({ givenAt: day(12) + 1, domain: "b.example" }))
-    const policy = (await call(server, "PUT", "/legal-documents/privacy_policy_period/current",
-      { version: "1", hash: "period-h", effectiveDate: "2025-01-01" }, bearer(API_KEY))).body.policy
-    await save(server, { type: "privacy_policy_period", domain: "a.example", subjectId: newSubjectId(), givenAt: day(12) + 2 })
-    const count = async (query: string) => (await (await get(`from=2025-03-12&to=2025-03-12&${query}`)).text()).trim().split("\n").filter((l) => l !== "").length
+    const policy = (await call(server, "PUT", "/legal-documents/privacy_policy_period/current", {
+      version: "1",
+      hash: "period-h",
+      effectiveDate: "2025-01-01"
+    }, bearer(API_KEY))).body.policy
+    await save(server, {
+      type: "privacy_policy_period",
+      domain: "a.example",
+      subjectId: newSubjectId(),
+      givenAt: day(12) + 2
+    })
+    const count = async (query: string) =>
+      (await (await get(`from=2025-03-12&to=2025-03-12&${query}`)).text()).trim().split("\n").filter((l) => l !== "")
+        .length
     expect(await count("")).toBe(3)
     expect(await count("domain=a.example")).toBe(2)
     expect(await count("type=cookie_banner")).toBe(2)
@@ -118,11 +150,15 @@ describe.each(dialects)("GET /consents/export [%s]", (dialect) => {
 
   it("answers CSV with a header row and one row per category receipt", async () => {
     const subjectId = newSubjectId()
-    await save(server, cookieSave({
-      subjectId,
-      givenAt: day(14),
-      preferences: { ...allPreferences(false), measurement: true }
-    }), { "user-agent": "=HYPERLINK(\"x\"), \"quoted\"" })
+    await save(
+      server,
+      cookieSave({
+        subjectId,
+        givenAt: day(14),
+        preferences: { ...allPreferences(false), measurement: true }
+      }),
+      { "user-agent": '=HYPERLINK("x"), "quoted"' }
+    )
     const response = await get("from=2025-03-14T00:00:00Z&to=2025-03-14T23:59:59Z&format=csv")
     expect(response.headers.get("content-type")).toMatch(/^text\/csv/)
     const rows = parseCsv(await response.text())
@@ -130,11 +166,12 @@ describe.each(dialects)("GET /consents/export [%s]", (dialect) => {
     expect(header).toContain("recordId")
     expect(body).toHaveLength(4)
     const column = (name: string) => header!.indexOf(name)
-    expect(body.map((r) => r[column("category")]).sort()).toEqual(["experience", "functionality", "marketing", "measurement"])
+    expect(body.map((r) => r[column("category")]).sort()).toEqual(["experience", "functionality", "marketing",
+      "measurement"])
     expect(body.find((r) => r[column("category")] === "measurement")![column("granted")]).toBe("true")
     expect(body.every((r) => r[column("subjectId")] === subjectId)).toBe(true)
     // a formula-looking user agent is defused, and quotes survive
-    expect(body[0]![column("userAgent")]).toBe("'=HYPERLINK(\"x\"), \"quoted\"")
+    expect(body[0]![column("userAgent")]).toBe('\'=HYPERLINK("x"), "quoted"')
   })
 
   it("carries the GPC and GPP/TC signals in CSV columns, as the NDJSON export's signals, on every row of the record", async () => {
@@ -143,7 +180,13 @@ describe.each(dialects)("GET /consents/export [%s]", (dialect) => {
     model.setFieldValue("usnat", "SaleOptOut", 1)
     const gppString = model.encode()
     const tcString = "CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA"
-    const signalled = cookieSave({ givenAt: day(15), policyId: "rest", preferences: allPreferences(true), gppString, tcString })
+    const signalled = cookieSave({
+      givenAt: day(15),
+      policyId: "rest",
+      preferences: allPreferences(true),
+      gppString,
+      tcString
+    })
     expect((await save(server, signalled, { "sec-gpc": "1" })).status).toBe(200)
     const plain = cookieSave({ givenAt: day(15) + 1000 })
     await save(server, plain)
@@ -172,7 +215,9 @@ describe.each(dialects)("GET /consents/export [%s]", (dialect) => {
   })
 
   it("refuses a period over 366 days, from after to, a bad date or format with 400, and no API key with 401", async () => {
-    for (const query of ["from=2025-01-01&to=2026-01-02", "from=2025-03-02&to=2025-03-01", "from=yesterday&to=2025-03-01", "from=2025-01-01&to=2025-01-02&format=xml", "to=2025-01-01"]) {
+    for (const query of ["from=2025-01-01&to=2026-01-02", "from=2025-03-02&to=2025-03-01",
+      "from=yesterday&to=2025-03-01", "from=2025-01-01&to=2025-01-02&format=xml", "to=2025-01-01"])
+    {
       const response = await get(query)
       expect(response.status, query).toBe(400)
       expect((await response.json()).cause.code).toBe("INVALID_REQUEST")

@@ -48,7 +48,9 @@ describe.each(dialects)("Google Consent Mode v2 on /init and /manifest [%s]", (d
   it("/manifest publishes the option and each rule's overrides; without the option neither carries it", async () => {
     const published = await call(on!, "GET", "/manifest")
     expect(published.body.consentMode).toEqual({ mapping: { functionality_storage: "necessary" } })
-    expect(published.body.policyPacks.find((p: { id: string }) => p.id === "us-ca").consentMode).toEqual({ ad_user_data: "measurement" })
+    expect(published.body.policyPacks.find((p: { id: string }) => p.id === "us-ca").consentMode).toEqual({
+      ad_user_data: "measurement"
+    })
     expect((await call(off!, "GET", "/manifest")).body).not.toHaveProperty("consentMode")
     expect((await call(off!, "GET", "/init?country=DE")).body).not.toHaveProperty("consentMode")
   })
@@ -61,7 +63,10 @@ describe("consentMode option validation", () => {
   it("lists every unknown Google type and unknown category, in the manifest block and in rules", () => {
     const problems = manifestProblems({
       consentMode: { mapping: { ads_storage: "marketing", analytics_storage: "statistics" }, waitForUpdate: -1 },
-      policyRules: [{ ...manifest.policyRules[0], consentMode: { ad_storage: "advertising", wait_for_update: "marketing" } }]
+      policyRules: [{
+        ...manifest.policyRules[0],
+        consentMode: { ad_storage: "advertising", wait_for_update: "marketing" }
+      }]
     })
     expect(problems).toEqual(expect.arrayContaining([
       "manifest.consentMode.mapping.ads_storage: unknown option",

@@ -34,7 +34,7 @@ describe.each(dialects)("edge behaviour [%s]", (dialect) => {
     const response = await server.fetch("/subjects", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: "{\"type\": \"cookie_banner\","
+      body: '{"type": "cookie_banner",'
     })
     expect(response.status).toBe(400)
     const body = await response.json()
@@ -71,7 +71,13 @@ describe.each(dialects)("edge behaviour [%s]", (dialect) => {
     const outcome = await new Promise<string>((resolve) => {
       const url = new URL(`${server.url()}/subjects`)
       const request = http.request(
-        { hostname: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json" } },
+        {
+          hostname: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          headers: { "content-type": "application/json" }
+        },
         (response) => resolve(String(response.statusCode))
       )
       request.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"))
@@ -170,9 +176,14 @@ describe.each(dialects)("edge behaviour [%s]", (dialect) => {
       })
       const allowed = (response.headers.get("access-control-allow-headers") ?? "").split(",").map((name) => name.trim())
       // Derived from the contract's InitHeaders, minus what the browser sets itself (Accept-Language, Sec-GPC).
-      const scriptSet = Object.keys(InitHeaders.fields).filter((name) => name !== "accept-language" && !name.startsWith("sec-"))
-      const spec = ["x-svc-version", "x-svc-policy-contract", "x-svc-country", "x-svc-region", "x-svc-gpc", "x-svc-experiment", "x-svc-vendors"]
-      expect(allowed).toEqual(expect.arrayContaining(["authorization", "content-type", "x-request-id", ...spec, ...scriptSet]))
+      const scriptSet = Object.keys(InitHeaders.fields).filter((name) =>
+        name !== "accept-language" && !name.startsWith("sec-")
+      )
+      const spec = ["x-svc-version", "x-svc-policy-contract", "x-svc-country", "x-svc-region", "x-svc-gpc",
+        "x-svc-experiment", "x-svc-vendors"]
+      expect(allowed).toEqual(
+        expect.arrayContaining(["authorization", "content-type", "x-request-id", ...spec, ...scriptSet])
+      )
       expect(allowed).not.toContain("sec-gpc")
     })
   })

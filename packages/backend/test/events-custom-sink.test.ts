@@ -31,11 +31,22 @@ describe.each(dialects)("a custom sink provided as a layer [%s]", (dialect) => {
   it("receives the events it accepts, retried by the same schedule, with the outbox's body", async () => {
     const body = cookieSave()
     expect((await save(server, body)).status).toBe(200)
-    await eventually(() => collected.some((e) => e.body.includes(body.subjectId as string)), 10_000, "the collected event")
+    await eventually(
+      () => collected.some((e) => e.body.includes(body.subjectId as string)),
+      10_000,
+      "the collected event"
+    )
     const event = collected.find((e) => e.body.includes(body.subjectId as string))!
     expect(event.attempt).toBe(2)
-    expect(JSON.parse(event.body)).toMatchObject({ id: event.id, type: "consent.recorded", data: { principal: { subjectId: body.subjectId } } })
-    const [row] = await server.db().query("SELECT endpoint, status, attempts FROM svc_event_deliveries d JOIN svc_events e ON e.seq = d.event_seq WHERE e.id = ?", [event.id])
+    expect(JSON.parse(event.body)).toMatchObject({
+      id: event.id,
+      type: "consent.recorded",
+      data: { principal: { subjectId: body.subjectId } }
+    })
+    const [row] = await server.db().query(
+      "SELECT endpoint, status, attempts FROM svc_event_deliveries d JOIN svc_events e ON e.seq = d.event_seq WHERE e.id = ?",
+      [event.id]
+    )
     expect(row).toMatchObject({ endpoint: "collector", status: "delivered" })
   })
 })

@@ -39,7 +39,11 @@ describe.each(dialects)("webhook delivery [%s]", (dialect) => {
   })
   const forSubject = (subjectId: string) => receiver.received.filter((r) => subjectOf(r) === subjectId)
   const deliveredTo = async (subjectId: string, n: number) =>
-    eventually(() => forSubject(subjectId).filter((r) => r.status === 204).length >= n, 20_000, `${n} deliveries for ${subjectId}`)
+    eventually(
+      () => forSubject(subjectId).filter((r) => r.status === 204).length >= n,
+      20_000,
+      `${n} deliveries for ${subjectId}`
+    )
 
   it("delivers each event once its fact commits, signed per Standard Webhooks, and records it delivered", async () => {
     receiver.behaviour.answer = undefined
@@ -56,15 +60,26 @@ describe.each(dialects)("webhook delivery [%s]", (dialect) => {
     expect(verified.event.id).toBe(request!.id)
     // Another secret, or a changed body, does not verify.
     expect(verifyWebhook(request!.body, request!.headers as Record<string, string>, newWebhookSecret()).ok).toBe(false)
-    expect(verifyWebhook(request!.body.replace("consent.recorded", "consent.withdrawn"), request!.headers as Record<string, string>, SECRET).ok)
+    expect(
+      verifyWebhook(
+        request!.body.replace("consent.recorded", "consent.withdrawn"),
+        request!.headers as Record<string, string>,
+        SECRET
+      ).ok
+    )
       .toBe(false)
-    await eventually(async () => {
-      const rows = await server.db().query(
-        "SELECT d.status, d.attempts, d.last_status FROM svc_event_deliveries d JOIN svc_events e ON e.seq = d.event_seq WHERE e.id = ?",
-        [request!.id]
-      )
-      return rows[0]?.status === "delivered" && Number(rows[0]?.attempts) === 1 && Number(rows[0]?.last_status) === 204
-    }, 5_000, "the delivery row marked delivered")
+    await eventually(
+      async () => {
+        const rows = await server.db().query(
+          "SELECT d.status, d.attempts, d.last_status FROM svc_event_deliveries d JOIN svc_events e ON e.seq = d.event_seq WHERE e.id = ?",
+          [request!.id]
+        )
+        return rows[0]?.status === "delivered" && Number(rows[0]?.attempts) === 1 &&
+          Number(rows[0]?.last_status) === 204
+      },
+      5_000,
+      "the delivery row marked delivered"
+    )
   })
 
   it("retries a 500, a closed connection and a receiver slower than the timeout until a 2xx; the same webhook-id each time", async () => {
@@ -111,7 +126,9 @@ describe.each(dialects)("webhook delivery [%s]", (dialect) => {
       expect((await save(server, { ...body, givenAt: (body.givenAt as number) + i * 1000 })).status).toBe(200)
     }
     await deliveredTo(subjectId, 6)
-    const events = await server.db().query("SELECT id FROM svc_events WHERE payload LIKE ? ORDER BY seq", [`%${subjectId}%`])
+    const events = await server.db().query("SELECT id FROM svc_events WHERE payload LIKE ? ORDER BY seq", [
+      `%${subjectId}%`
+    ])
     const order = events.map((e) => e.id)
     expect(order).toHaveLength(6)
     const attempts = forSubject(subjectId)
@@ -131,17 +148,31 @@ describe.each(dialects)("webhook delivery [%s]", (dialect) => {
     receiver.behaviour.answer = (request) => request.body.includes(subjectId) ? 500 : 204
     expect((await save(server, body)).status).toBe(200)
     await eventually(() => forSubject(subjectId).length >= 2, 10_000, "two failed attempts")
-    const listed = await call(server, "GET", "/events/deliveries?status=pending&endpoint=crm", undefined, bearer(API_KEY))
+    const listed = await call(
+      server,
+      "GET",
+      "/events/deliveries?status=pending&endpoint=crm",
+      undefined,
+      bearer(API_KEY)
+    )
     expect(listed.status).toBe(200)
     const mine = listed.body.deliveries.find((d: { eventId: string }) => d.eventId === forSubject(subjectId)[0]!.id)
-    expect(mine).toMatchObject({ endpoint: "crm", status: "pending", eventType: "consent.recorded", lastStatus: 500, endpointDisabled: false })
+    expect(mine).toMatchObject({
+      endpoint: "crm",
+      status: "pending",
+      eventType: "consent.recorded",
+      lastStatus: 500,
+      endpointDisabled: false
+    })
     expect(mine.attempts).toBeGreaterThanOrEqual(1)
     const status = await call(server, "GET", "/status")
     expect(status.body.events.pending).toBeGreaterThanOrEqual(1)
     expect(status.body.events.disabledEndpoints).toEqual([])
     // Without the key: refused.
     expect((await call(server, "GET", "/events/deliveries")).status).toBe(401)
-    expect((await call(server, "GET", "/events/deliveries?status=nonsense", undefined, bearer(API_KEY))).body.cause.code).toBe("INVALID_REQUEST")
+    expect(
+      (await call(server, "GET", "/events/deliveries?status=nonsense", undefined, bearer(API_KEY))).body.cause.code
+    ).toBe("INVALID_REQUEST")
     receiver.behaviour.answer = undefined
     await deliveredTo(subjectId, 1)
   })
@@ -155,9 +186,10 @@ describe.each(dialects)("endpoints that are gone or never answer [%s]", (dialect
     events: { delivery: fastDelivery({ retry: { baseDelayMs: 20, maxDelayMs: 50, giveUpAfterMs: 400 } }) }
   })
   const deliveries = async (status: string) =>
-    (await call(server, "GET", `/events/deliveries?status=${status}`, undefined, bearer(API_KEY))).body.deliveries as Array<
-      { id: string; eventId: string; status: string; endpointDisabled: boolean }
-    >
+    (await call(server, "GET", `/events/deliveries?status=${status}`, undefined, bearer(API_KEY))).body
+      .deliveries as Array<
+        { id: string; eventId: string; status: string; endpointDisabled: boolean }
+      >
 
   it("a delivery still failing after giveUpAfterMs is failed, counted, and sent again on retry", async () => {
     receiver.behaviour.answer = () => 500
@@ -171,14 +203,20 @@ describe.each(dialects)("endpoints that are gone or never answer [%s]", (dialect
     expect(retried.status).toBe(200)
     expect(retried.body.status).toBe("pending")
     await eventually(() => receiver.delivered().some((r) => r.id === failed!.eventId), 10_000, "the retried delivery")
-    expect((await call(server, "POST", "/events/deliveries/dlv_nope/retry", undefined, bearer(API_KEY))).status).toBe(404)
+    expect((await call(server, "POST", "/events/deliveries/dlv_nope/retry", undefined, bearer(API_KEY))).status).toBe(
+      404
+    )
   })
 
   it("410 disables the endpoint (reported in /status and the list) until an operator retries", async () => {
     receiver.behaviour.answer = () => 410
     const first = cookieSave()
     expect((await save(server, first)).status).toBe(200)
-    await eventually(async () => (await call(server, "GET", "/status")).body.events.disabledEndpoints.length === 1, 10_000, "disabled")
+    await eventually(
+      async () => (await call(server, "GET", "/status")).body.events.disabledEndpoints.length === 1,
+      10_000,
+      "disabled"
+    )
     expect((await call(server, "GET", "/status")).body.events.disabledEndpoints).toEqual(["crm"])
     const second = cookieSave()
     expect((await save(server, second)).status).toBe(200)
@@ -190,7 +228,9 @@ describe.each(dialects)("endpoints that are gone or never answer [%s]", (dialect
     expect(pending.every((d) => d.endpointDisabled)).toBe(true)
 
     receiver.behaviour.answer = undefined
-    expect((await call(server, "POST", `/events/deliveries/${pending[0]!.id}/retry`, undefined, bearer(API_KEY))).status).toBe(200)
+    expect(
+      (await call(server, "POST", `/events/deliveries/${pending[0]!.id}/retry`, undefined, bearer(API_KEY))).status
+    ).toBe(200)
     await eventually(async () => (await deliveries("pending")).length === 0, 10_000, "both delivered once re-enabled")
     expect((await call(server, "GET", "/status")).body.events).toMatchObject({ disabledEndpoints: [], pending: 0 })
   })

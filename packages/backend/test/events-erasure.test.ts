@@ -29,11 +29,19 @@ describe.each(dialects)("erasure and the outbox [%s]", (dialect) => {
     expect(erased.status).toBe(200)
     await eventually(() => typesFor(subjectId).length === 2, 10_000, "subject.erased delivered")
     expect(typesFor(subjectId)).toEqual(["consent.recorded", "subject.erased"])
-    const event = JSON.parse(receiver.delivered().find((r) => r.body.includes("subject.erased") && r.body.includes(subjectId))!.body)
-    expect(event.data).toEqual({ subjectId, externalIds: ["erased-user"], erasedAt: erased.body.erasedAt, recordCount: 1 })
+    const event = JSON.parse(
+      receiver.delivered().find((r) => r.body.includes("subject.erased") && r.body.includes(subjectId))!.body
+    )
+    expect(event.data).toEqual({
+      subjectId,
+      externalIds: ["erased-user"],
+      erasedAt: erased.body.erasedAt,
+      recordCount: 1
+    })
     // Once delivered and past keepDeliveredMs, nothing in the outbox names the subject any more.
     await eventually(
-      async () => (await server.db().query("SELECT seq FROM svc_events WHERE payload LIKE ?", [`%${subjectId}%`])).length === 0,
+      async () =>
+        (await server.db().query("SELECT seq FROM svc_events WHERE payload LIKE ?", [`%${subjectId}%`])).length === 0,
       10_000,
       "the subject's events purged"
     )

@@ -31,15 +31,24 @@ describe.each(dialects)("a dead replica's lease [%s]", (dialect) => {
     // What a replica that claimed the delivery and then died leaves behind.
     await writer.db().query("UPDATE svc_event_deliveries SET claim = 'dead-replica', lease_until = ?", [leaseUntil])
     deliverer = await startServer(
-      { database: writer.db().database, webhooks, events: { delivery: { pollIntervalMs: 20 } }, observability: { requests: "none" } },
+      {
+        database: writer.db().database,
+        webhooks,
+        events: { delivery: { pollIntervalMs: 20 } },
+        observability: { requests: "none" }
+      },
       { port: 0, host: "127.0.0.1" }
     )
     await eventually(() => receiver.delivered().some((r) => r.id === event!.id), 15_000, "delivery after the lease")
     const first = receiver.received.find((r) => r.id === event!.id)!
     expect(first.at).toBeGreaterThanOrEqual(leaseUntil)
-    await eventually(async () => {
-      const [row] = await writer.db().query("SELECT status, claim FROM svc_event_deliveries")
-      return row?.status === "delivered" && row.claim === null
-    }, 5_000, "the delivery recorded by the new replica")
+    await eventually(
+      async () => {
+        const [row] = await writer.db().query("SELECT status, claim FROM svc_event_deliveries")
+        return row?.status === "delivered" && row.claim === null
+      },
+      5_000,
+      "the delivery recorded by the new replica"
+    )
   })
 })

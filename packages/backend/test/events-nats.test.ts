@@ -15,7 +15,9 @@ import { eventually } from "./support/webhook-receiver.js"
  */
 const NATS_URL = process.env.SVC_TEST_NATS_URL
 const target = NATS_URL === undefined ? undefined : new URL(NATS_URL.replace(/^nats:/, "http:"))
-const proxy = target === undefined ? undefined : await startTcpProxy({ host: target.hostname, port: Number(target.port || 4222) })
+const proxy = target === undefined
+  ? undefined
+  : await startTcpProxy({ host: target.hostname, port: Number(target.port || 4222) })
 
 describe.runIf(NATS_URL !== undefined).each(dialects)("events to NATS JetStream [%s]", (dialect) => {
   const name = `SVC_T_${randomBytes(4).toString("hex").toUpperCase()}`
@@ -51,7 +53,8 @@ describe.runIf(NATS_URL !== undefined).each(dialects)("events to NATS JetStream 
     }
     return ids
   }
-  const eventIds = async () => (await server.db().query("SELECT id FROM svc_events ORDER BY seq")).map((r) => String(r.id))
+  const eventIds = async () =>
+    (await server.db().query("SELECT id FROM svc_events ORDER BY seq")).map((r) => String(r.id))
   const pendingCount = async () =>
     Number((await server.db().query("SELECT COUNT(*) AS n FROM svc_event_deliveries WHERE status = 'pending'"))[0]!.n)
 
@@ -67,10 +70,16 @@ describe.runIf(NATS_URL !== undefined).each(dialects)("events to NATS JetStream 
     await proxy!.stop()
     try {
       for (let i = 0; i < 10; i++) expect((await save(server, cookieSave())).status).toBe(200)
-      await eventually(async () => {
-        const rows = await server.db().query("SELECT last_error FROM svc_event_deliveries WHERE status = 'pending' AND attempts > 0")
-        return rows.length > 0 && rows.every((r) => String(r.last_error).startsWith("NATS"))
-      }, 20_000, "failed attempts recorded")
+      await eventually(
+        async () => {
+          const rows = await server.db().query(
+            "SELECT last_error FROM svc_event_deliveries WHERE status = 'pending' AND attempts > 0"
+          )
+          return rows.length > 0 && rows.every((r) => String(r.last_error).startsWith("NATS"))
+        },
+        20_000,
+        "failed attempts recorded"
+      )
       expect(await pendingCount()).toBe(10)
     } finally {
       await proxy!.start()
@@ -87,52 +96,70 @@ describe.runIf(NATS_URL !== undefined).each(dialects)("events to NATS JetStream 
  * NATS unreachable when svc starts (its proxy is closed before the server starts): svc serves,
  * saves succeed and their events wait in the outbox; once NATS is reachable they flow.
  */
-const late = target === undefined ? undefined : await startTcpProxy({ host: target.hostname, port: Number(target.port || 4222) })
+const late = target === undefined
+  ? undefined
+  : await startTcpProxy({ host: target.hostname, port: Number(target.port || 4222) })
 
-describe.runIf(NATS_URL !== undefined).each(dialects)("events to NATS JetStream unreachable at start [%s]", (dialect) => {
-  const name = `SVC_T_${randomBytes(4).toString("hex").toUpperCase()}`
-  const subject = `svc_t.${name.toLowerCase()}.events`
-  let nc: NatsConnection
-  beforeAll(async () => {
-    await late!.stop()
-    nc = await connect({ servers: NATS_URL!, timeout: 2_000 })
-    await (await jetstreamManager(nc)).streams.add({ name, subjects: [subject] })
-  })
-  afterAll(async () => {
-    if (nc === undefined) return
-    await (await jetstreamManager(nc)).streams.delete(name).catch(() => undefined)
-    await nc.close()
-  })
-  const server = useServer(dialect, {
-    events: {
-      nats: { servers: late!.url(), subject },
-      delivery: { pollIntervalMs: 20, timeoutMs: 500, leaseMs: 5_000, retry: { baseDelayMs: 50, maxDelayMs: 200 } }
-    }
-  })
+describe.runIf(NATS_URL !== undefined).each(dialects)(
+  "events to NATS JetStream unreachable at start [%s]",
+  (dialect) => {
+    const name = `SVC_T_${randomBytes(4).toString("hex").toUpperCase()}`
+    const subject = `svc_t.${name.toLowerCase()}.events`
+    let nc: NatsConnection
+    beforeAll(async () => {
+      await late!.stop()
+      nc = await connect({ servers: NATS_URL!, timeout: 2_000 })
+      await (await jetstreamManager(nc)).streams.add({ name, subjects: [subject] })
+    })
+    afterAll(async () => {
+      if (nc === undefined) return
+      await (await jetstreamManager(nc)).streams.delete(name).catch(() => undefined)
+      await nc.close()
+    })
+    const server = useServer(dialect, {
+      events: {
+        nats: { servers: late!.url(), subject },
+        delivery: { pollIntervalMs: 20, timeoutMs: 500, leaseMs: 5_000, retry: { baseDelayMs: 50, maxDelayMs: 200 } }
+      }
+    })
 
-  it("serves and keeps the events in the outbox until NATS is reachable, then publishes them", async () => {
-    const bodies = Array.from({ length: 5 }, () => cookieSave())
-    for (const body of bodies) expect((await save(server, body)).status).toBe(200)
-    await eventually(async () => {
-      const rows = await server.db().query("SELECT attempts, last_error FROM svc_event_deliveries WHERE status = 'pending'")
-      return rows.length === 5 && rows.every((r) => Number(r.attempts) > 0 && String(r.last_error).startsWith("NATS"))
-    }, 20_000, "failed attempts recorded while NATS is unreachable")
-    await late!.start()
-    await eventually(async () => {
-      const [row] = await server.db().query("SELECT COUNT(*) AS n FROM svc_event_deliveries WHERE status = 'pending'")
-      return Number(row!.n) === 0
-    }, 30_000, "published once NATS is reachable")
-    const stored = (await server.db().query("SELECT id FROM svc_events")).map((r) => String(r.id))
-    const info = await (await jetstreamManager(nc)).streams.info(name)
-    const published: Array<string> = []
-    for (let seq = info.state.first_seq; info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
-      const msg = await (await jetstreamManager(nc)).streams.getMessage(name, { seq })
-      if (msg !== null) published.push(msg.header.get("Nats-Msg-Id"))
-    }
-    expect(new Set(published)).toEqual(new Set(stored))
-    expect(stored).toHaveLength(5)
-  }, 60_000)
-})
+    it("serves and keeps the events in the outbox until NATS is reachable, then publishes them", async () => {
+      const bodies = Array.from({ length: 5 }, () => cookieSave())
+      for (const body of bodies) expect((await save(server, body)).status).toBe(200)
+      await eventually(
+        async () => {
+          const rows = await server.db().query(
+            "SELECT attempts, last_error FROM svc_event_deliveries WHERE status = 'pending'"
+          )
+          return rows.length === 5 &&
+            rows.every((r) => Number(r.attempts) > 0 && String(r.last_error).startsWith("NATS"))
+        },
+        20_000,
+        "failed attempts recorded while NATS is unreachable"
+      )
+      await late!.start()
+      await eventually(
+        async () => {
+          const [row] = await server.db().query(
+            "SELECT COUNT(*) AS n FROM svc_event_deliveries WHERE status = 'pending'"
+          )
+          return Number(row!.n) === 0
+        },
+        30_000,
+        "published once NATS is reachable"
+      )
+      const stored = (await server.db().query("SELECT id FROM svc_events")).map((r) => String(r.id))
+      const info = await (await jetstreamManager(nc)).streams.info(name)
+      const published: Array<string> = []
+      for (let seq = info.state.first_seq; info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
+        const msg = await (await jetstreamManager(nc)).streams.getMessage(name, { seq })
+        if (msg !== null) published.push(msg.header.get("Nats-Msg-Id"))
+      }
+      expect(new Set(published)).toEqual(new Set(stored))
+      expect(stored).toHaveLength(5)
+    }, 60_000)
+  }
+)
 
 afterAll(async () => {
   await proxy?.stop()

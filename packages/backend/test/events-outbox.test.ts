@@ -20,7 +20,9 @@ const refuseInserts = async (db: FreshDatabase, dialect: SqlDialect, table: stri
       await db.query(`CREATE FUNCTION ${name}() RETURNS trigger AS $$
         BEGIN IF NEW.${column} LIKE '%${marker}%' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$
         LANGUAGE plpgsql`)
-      return void await db.query(`CREATE TRIGGER ${name} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`)
+      return void await db.query(
+        `CREATE TRIGGER ${name} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`
+      )
     case "mysql":
       return void await db.query(`CREATE TRIGGER ${name} BEFORE INSERT ON ${table} FOR EACH ROW
         BEGIN IF NEW.${column} LIKE '%${marker}%' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure'; END IF; END`)
@@ -34,18 +36,27 @@ describe.each(dialects)("consent events are written with their facts [%s]", (dia
     apiKeys: [API_KEY],
     webhooks: [
       { id: "crm", url: "http://127.0.0.1:9/hooks", secret: newWebhookSecret() },
-      { id: "legal-only", url: "https://legal.example/hooks", secret: newWebhookSecret(), events: ["legal_document.published"] }
+      {
+        id: "legal-only",
+        url: "https://legal.example/hooks",
+        secret: newWebhookSecret(),
+        events: ["legal_document.published"]
+      }
     ],
     // Nothing is delivered here: the rows stay as written.
     events: { delivery: { enabled: false } }
   })
   const eventsOfType = async (type: string) =>
-    (await server.db().query("SELECT id, type, payload FROM svc_events WHERE type = ? ORDER BY seq", [type])).map((row) => ({
+    (await server.db().query("SELECT id, type, payload FROM svc_events WHERE type = ? ORDER BY seq", [type])).map((
+      row
+    ) => ({
       ...row,
       event: decodeEvent(JSON.parse(String(row.payload)))
     }))
   const eventsFor = async (subjectId: string) =>
-    (await server.db().query("SELECT type, payload FROM svc_events ORDER BY seq")).map((row) => JSON.parse(String(row.payload)))
+    (await server.db().query("SELECT type, payload FROM svc_events ORDER BY seq")).map((row) =>
+      JSON.parse(String(row.payload))
+    )
       .filter((event) => JSON.stringify(event.data).includes(subjectId))
   const deliveriesOf = (eventId: string) =>
     server.db().query(
@@ -123,12 +134,25 @@ describe.each(dialects)("consent events are written with their facts [%s]", (dia
     const body = cookieSave()
     expect((await save(server, body)).status).toBe(200)
     const subjectId = body.subjectId as string
-    expect((await call(server, "PATCH", `/subjects/${subjectId}`, { externalId: "linked-user" }, bearer(API_KEY))).status).toBe(200)
+    expect(
+      (await call(server, "PATCH", `/subjects/${subjectId}`, { externalId: "linked-user" }, bearer(API_KEY))).status
+    ).toBe(200)
     const linked = (await eventsFor(subjectId)).map((e) => decodeEvent(e)).filter((e) => e.type === "subject.linked")
-    expect(linked.map((e) => e.data)).toEqual([{ subjectId, externalId: "linked-user", identityProvider: "external", verified: true }])
+    expect(linked.map((e) => e.data)).toEqual([{
+      subjectId,
+      externalId: "linked-user",
+      identityProvider: "external",
+      verified: true
+    }])
 
     await refuseInserts(server.db(), dialect, "svc_events", "payload", "refused-link-user")
-    const refused = await call(server, "PATCH", `/subjects/${subjectId}`, { externalId: "refused-link-user" }, bearer(API_KEY))
+    const refused = await call(
+      server,
+      "PATCH",
+      `/subjects/${subjectId}`,
+      { externalId: "refused-link-user" },
+      bearer(API_KEY)
+    )
     expect(refused.status).toBe(503)
     expect((await subjectRow(server, subjectId))?.external_id).toBe("linked-user")
   })

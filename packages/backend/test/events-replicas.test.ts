@@ -14,25 +14,29 @@ const shared = dialects.filter((d) => d !== "sqlite")
 const COUNT = Number(process.env.SVC_TEST_EVENT_DRILL ?? 500)
 
 describe.runIf(shared.length > 0).each(shared)("two replicas deliver every event [%s]", (dialect) => {
-  it(`${COUNT} consents, a receiver failing 20% and down for a second: all delivered, signed, at least once, never concurrently, in order`, async () => {
-    const report = await runEventDrill({
-      dialect,
-      count: COUNT,
-      subjects: Math.ceil(COUNT / 5),
-      failRate: 0.2,
-      downMs: 1_000,
-      natsUrl: process.env.SVC_TEST_NATS_URL,
-      deadlineMs: 60_000
-    })
-    console.info(`[${dialect}] saves ${report.saveMs} ms, drain ${report.drainMs} ms, ${report.requests} requests`)
-    expect(report.events).toBe(COUNT)
-    expect(report.undelivered).toEqual([])
-    expect(report.deliveredEvents).toBe(COUNT)
-    expect(report.badSignatures).toBe(0)
-    expect(report.overlaps).toEqual([])
-    expect(report.orderViolations).toBe(0)
-    // The receiver really failed requests: more requests than events.
-    expect(report.requests).toBeGreaterThan(report.events)
-    if (process.env.SVC_TEST_NATS_URL !== undefined) expect(report.natsMissing).toEqual([])
-  }, 120_000 + COUNT * 100)
+  it(
+    `${COUNT} consents, a receiver failing 20% and down for a second: all delivered, signed, at least once, never concurrently, in order`,
+    async () => {
+      const report = await runEventDrill({
+        dialect,
+        count: COUNT,
+        subjects: Math.ceil(COUNT / 5),
+        failRate: 0.2,
+        downMs: 1_000,
+        natsUrl: process.env.SVC_TEST_NATS_URL,
+        deadlineMs: 60_000
+      })
+      console.info(`[${dialect}] saves ${report.saveMs} ms, drain ${report.drainMs} ms, ${report.requests} requests`)
+      expect(report.events).toBe(COUNT)
+      expect(report.undelivered).toEqual([])
+      expect(report.deliveredEvents).toBe(COUNT)
+      expect(report.badSignatures).toBe(0)
+      expect(report.overlaps).toEqual([])
+      expect(report.orderViolations).toBe(0)
+      // The receiver really failed requests: more requests than events.
+      expect(report.requests).toBeGreaterThan(report.events)
+      if (process.env.SVC_TEST_NATS_URL !== undefined) expect(report.natsMissing).toEqual([])
+    },
+    120_000 + COUNT * 100
+  )
 })

@@ -6,7 +6,11 @@ import { eventually, newWebhookSecret, startReceiver } from "./support/webhook-r
 
 // One receiver that never answers within the timeout, one healthy, per dialect.
 const receivers = new Map(
-  await Promise.all(dialects.map(async (d) => [d, { slow: await startReceiver({ delayMs: 10_000 }), fast: await startReceiver() }] as const))
+  await Promise.all(
+    dialects.map(async (d) =>
+      [d, { slow: await startReceiver({ delayMs: 10_000 }), fast: await startReceiver() }] as const
+    )
+  )
 )
 afterAll(async () => {
   for (const { fast, slow } of receivers.values()) {
@@ -41,7 +45,9 @@ describe.each(dialects)("a slow endpoint beside a healthy one [%s]", (dialect) =
     const lags = fast.delivered().map((r) => r.at - savedAt.get(JSON.parse(r.body).data.principal.subjectId)!)
     // Shared rounds made these wait for the slow endpoint's 3 s timeout.
     expect(Math.max(...lags)).toBeLessThan(1_500)
-    const [pending] = await server.db().query("SELECT COUNT(*) AS n FROM svc_event_deliveries WHERE endpoint = 'slow' AND status = 'pending'")
+    const [pending] = await server.db().query(
+      "SELECT COUNT(*) AS n FROM svc_event_deliveries WHERE endpoint = 'slow' AND status = 'pending'"
+    )
     expect(Number(pending!.n)).toBe(8)
   })
 })

@@ -8,14 +8,24 @@ const API_KEY = "gpc-proof-api-key-0123456789abcdef"
 const all = ["measurement", "marketing", "functionality", "experience"] as const
 const manifest: TestOptions["manifest"] = {
   policyRules: [
-    { id: "us-ca", match: { regions: ["US-CA"] }, model: "opt-out", categories: all, gpcDenies: ["marketing", "experience"] },
+    {
+      id: "us-ca",
+      match: { regions: ["US-CA"] },
+      model: "opt-out",
+      categories: all,
+      gpcDenies: ["marketing", "experience"]
+    },
     { id: "rest", match: { default: true }, model: "opt-in", categories: all }
   ]
 }
 
 describe.each(dialects)("GPC proof on saves [%s]", (dialect) => {
   const [signed, unsigned] = useServersOnOneDatabase(dialect, [
-    { manifest, apiKeys: [API_KEY], policySnapshot: { signingKey: "gpc-proof-policy-snapshot-signing-key-0123456789" } },
+    {
+      manifest,
+      apiKeys: [API_KEY],
+      policySnapshot: { signingKey: "gpc-proof-policy-snapshot-signing-key-0123456789" }
+    },
     { manifest }
   ])
 
@@ -28,7 +38,12 @@ describe.each(dialects)("GPC proof on saves [%s]", (dialect) => {
     const first = await save(signed!, body)
     expect(first.status).toBe(200)
     expect(first.body.gpcOverridden).toEqual(["marketing", "experience"])
-    expect(first.body.appliedPreferences).toMatchObject({ measurement: true, marketing: false, functionality: true, experience: false })
+    expect(first.body.appliedPreferences).toMatchObject({
+      measurement: true,
+      marketing: false,
+      functionality: true,
+      experience: false
+    })
 
     const view = await call(signed!, "GET", `/subjects/${body.subjectId}`)
     const [record] = view.body.consents
@@ -37,7 +52,10 @@ describe.each(dialects)("GPC proof on saves [%s]", (dialect) => {
     expect(record.receipts.measurement.value).toBe(true)
     expect(view.body.subjectChoice.categories.marketing.value).toBe(false)
     const [row] = await consentRows(signed!, body.subjectId as string)
-    expect(JSON.parse(row!.gpc as string)).toEqual({ denied: ["marketing", "experience"], overridden: ["marketing", "experience"] })
+    expect(JSON.parse(row!.gpc as string)).toEqual({
+      denied: ["marketing", "experience"],
+      overridden: ["marketing", "experience"]
+    })
 
     // The access export carries the proof too.
     const exported = await call(signed!, "GET", `/subjects/${body.subjectId}/export`, undefined, bearer(API_KEY))
@@ -64,14 +82,20 @@ describe.each(dialects)("GPC proof on saves [%s]", (dialect) => {
   })
 
   it("without the signal nothing is overridden and no proof is recorded; with it and nothing to override the proof says so", async () => {
-    const plain = cookieSave({ policySnapshotToken: await tokenFor("country=US&region=CA"), preferences: allPreferences(true) })
+    const plain = cookieSave({
+      policySnapshotToken: await tokenFor("country=US&region=CA"),
+      preferences: allPreferences(true)
+    })
     const saved = await save(signed!, plain)
     expect(saved.body).not.toHaveProperty("gpcOverridden")
     expect(saved.body.appliedPreferences.marketing).toBe(true)
     const [record] = (await call(signed!, "GET", `/subjects/${plain.subjectId}`)).body.consents
     expect(record).not.toHaveProperty("gpc")
 
-    const optedOut = cookieSave({ policySnapshotToken: await tokenFor("country=US&region=CA&gpc=1"), preferences: allPreferences(false) })
+    const optedOut = cookieSave({
+      policySnapshotToken: await tokenFor("country=US&region=CA&gpc=1"),
+      preferences: allPreferences(false)
+    })
     const quiet = await save(signed!, optedOut)
     expect(quiet.body.gpcOverridden).toEqual([])
     expect((await call(signed!, "GET", `/subjects/${optedOut.subjectId}`)).body.consents[0].gpc).toEqual({

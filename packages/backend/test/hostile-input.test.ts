@@ -13,7 +13,14 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { cookieSave, newSubjectId } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
-import { contractRoutes, describeRequest, type HostileRequest, rawRoutes, requestArbitrary, type RouteTarget } from "./support/hostile-requests.js"
+import {
+  contractRoutes,
+  describeRequest,
+  type HostileRequest,
+  rawRoutes,
+  requestArbitrary,
+  type RouteTarget
+} from "./support/hostile-requests.js"
 import { manifest } from "./support/policy-manifest.js"
 import { rawRequest, sendRaw } from "./support/raw-http.js"
 import { type TestServer, useServer } from "./support/server.js"
@@ -25,7 +32,11 @@ const RUNS = Number(process.env.SVC_FUZZ_RUNS ?? 1000)
 const REQUEST_TIMEOUT_MS = 10_000
 
 const API_KEY = "hostile-input-api-key-0123456789abcdef"
-const IDENTITY = { signingKey: "hostile-identity-signing-key-0123456789abcdef", issuer: "svc", audience: "svc-identity" }
+const IDENTITY = {
+  signingKey: "hostile-identity-signing-key-0123456789abcdef",
+  issuer: "svc",
+  audience: "svc-identity"
+}
 
 const bundleDir = mkdtempSync(join(tmpdir(), "svc-hostile-"))
 afterAll(() => rmSync(bundleDir, { recursive: true, force: true }))
@@ -68,7 +79,12 @@ const routeSeed = (label: string) => {
 const clip = (text: string, n = 300) => (text.length > n ? `${text.slice(0, n)}… (${text.length} chars)` : text)
 
 /** Sends one request and checks every property on its answer; throws with the request on a violation. */
-const probe = async (server: TestServer, target: RouteTarget, request: HostileRequest, statuses: Map<number, number>) => {
+const probe = async (
+  server: TestServer,
+  target: RouteTarget,
+  request: HostileRequest,
+  statuses: Map<number, number>
+) => {
   const headers = new Headers()
   for (const [name, value] of request.headers) headers.append(name, value)
   let response: Response
@@ -82,7 +98,10 @@ const probe = async (server: TestServer, target: RouteTarget, request: HostileRe
     })
     text = await response.text()
   } catch (error) {
-    throw new Error(`no complete answer within ${REQUEST_TIMEOUT_MS} ms (${String(error)}) to ${describeRequest(request)}`, { cause: error })
+    throw new Error(
+      `no complete answer within ${REQUEST_TIMEOUT_MS} ms (${String(error)}) to ${describeRequest(request)}`,
+      { cause: error }
+    )
   }
   const fail = (what: string) => {
     throw new Error(`${what}\n  request: ${describeRequest(request)}\n  answer: ${response.status} ${clip(text, 600)}`)
@@ -100,8 +119,10 @@ const probe = async (server: TestServer, target: RouteTarget, request: HostileRe
     } catch {
       fail("error body is not JSON")
     }
-    if (typeof body?.message !== "string" || typeof body.cause?.code !== "string") fail("error body lacks message or cause.code")
-    if (!/^application\/json\b/.test(response.headers.get("content-type") ?? "")) fail("error without a JSON content type")
+    if (typeof body?.message !== "string" || typeof body.cause?.code !== "string")
+      fail("error body lacks message or cause.code")
+    if (!/^application\/json\b/.test(response.headers.get("content-type") ?? ""))
+      fail("error without a JSON content type")
   }
   if (target.payload !== undefined && request.method === target.method && !request.jsonBody && response.status < 400) {
     fail("a body not sent as application/json was accepted")
@@ -128,7 +149,6 @@ const expectHealthy = async (server: TestServer, policySnapshotToken: string) =>
 /** The choice the "eu" rule (DE) offers: the snapshot token from /init?country=DE names it. */
 const euPreferences = (granted: boolean) => ({ necessary: true, measurement: granted, marketing: granted })
 
-
 describe.each(dialects)("hostile input [%s]", (dialect) => {
   const runs = dialect === "sqlite" ? RUNS : Math.max(1, Math.round(RUNS / 5))
   const server = useServer(dialect, {
@@ -147,13 +167,19 @@ describe.each(dialects)("hostile input [%s]", (dialect) => {
   let examples: Record<string, fc.Arbitrary<unknown>> = {}
 
   beforeAll(async () => {
-    console.info(`[hostile-input ${dialect}] SVC_FUZZ_SEED=${SEED} SVC_FUZZ_RUNS=${runs} (set either to reproduce or widen a run)`)
+    console.info(
+      `[hostile-input ${dialect}] SVC_FUZZ_SEED=${SEED} SVC_FUZZ_RUNS=${runs} (set either to reproduce or widen a run)`
+    )
     const init = await (await server.fetch("/init?country=DE")).json() as { policySnapshotToken?: string }
     expect(init.policySnapshotToken).toBeTypeOf("string")
     snapshotToken = init.policySnapshotToken!
     for (let i = 0; i < 4; i++) {
       const body = cookieSave({ policySnapshotToken: snapshotToken, preferences: euPreferences(true) })
-      const saved = await server.fetch("/subjects", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+      const saved = await server.fetch("/subjects", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })
       expect(saved.status, await saved.clone().text()).toBe(200)
       knownIds.push(body.subjectId as string)
     }
@@ -163,22 +189,29 @@ describe.each(dialects)("hostile input [%s]", (dialect) => {
       body: JSON.stringify({ version: "1", hash: "hash-1", effectiveDate: "2026-01-01T00:00:00Z" })
     })
     expect(published.status).toBe(200)
-    const identityTokens = await Promise.all(["user-1", "user-2"].map((externalId) => signIdentityToken(IDENTITY, { externalId })))
+    const identityTokens = await Promise.all(
+      ["user-1", "user-2"].map((externalId) => signIdentityToken(IDENTITY, { externalId }))
+    )
     const subjectId = fc.oneof(fc.constantFrom(...knownIds), fc.constant(null).map(() => newSubjectId()))
-    const identity = fc.option(fc.tuple(fc.constantFrom("user-1", "user-2"), fc.constantFrom(...identityTokens)), { nil: undefined })
+    const identity = fc.option(fc.tuple(fc.constantFrom("user-1", "user-2"), fc.constantFrom(...identityTokens)), {
+      nil: undefined
+    })
     examples = {
       "POST /subjects": fc.oneof(
-        fc.record({ subjectId, identity, now: fc.integer({ min: -3_600_000, max: 60_000 }), granted: fc.boolean() }).map(({ granted, identity, now, subjectId }) => ({
-          type: "cookie_banner",
-          domain: "example.com",
-          subjectId,
-          givenAt: Date.now() + now,
-          preferences: euPreferences(granted),
-          policySnapshotToken: snapshotToken,
-          ...(identity === undefined ? {} : { externalSubjectId: identity[0], identityToken: identity[1] }),
-          vendorChoice: { grants: { analytics: granted }, confirmedAt: Date.now() }
-        })),
-        fc.record({ subjectId, type: fc.constantFrom("privacy_policy", "dpa", "terms_and_conditions_eu") }).map(({ subjectId, type }) => ({
+        fc.record({ subjectId, identity, now: fc.integer({ min: -3_600_000, max: 60_000 }), granted: fc.boolean() })
+          .map(({ granted, identity, now, subjectId }) => ({
+            type: "cookie_banner",
+            domain: "example.com",
+            subjectId,
+            givenAt: Date.now() + now,
+            preferences: euPreferences(granted),
+            policySnapshotToken: snapshotToken,
+            ...(identity === undefined ? {} : { externalSubjectId: identity[0], identityToken: identity[1] }),
+            vendorChoice: { grants: { analytics: granted }, confirmedAt: Date.now() }
+          })),
+        fc.record({ subjectId, type: fc.constantFrom("privacy_policy", "dpa", "terms_and_conditions_eu") }).map((
+          { subjectId, type }
+        ) => ({
           type,
           domain: "example.com",
           subjectId,
@@ -186,11 +219,17 @@ describe.each(dialects)("hostile input [%s]", (dialect) => {
           policyHash: "hash-1"
         }))
       ),
-      "PATCH /subjects/:id": fc.tuple(fc.constantFrom("user-1", "user-2"), fc.constantFrom(...identityTokens, undefined)).map(([externalId, identityToken]) => ({
+      "PATCH /subjects/:id": fc.tuple(
+        fc.constantFrom("user-1", "user-2"),
+        fc.constantFrom(...identityTokens, undefined)
+      ).map(([externalId, identityToken]) => ({
         externalId,
         ...(identityToken === undefined ? {} : { identityToken })
       })),
-      "PUT /legal-documents/:type/current": fc.record({ version: fc.constantFrom("1", "2"), hash: fc.constantFrom("hash-1", "hash-2") }).map((r) => ({
+      "PUT /legal-documents/:type/current": fc.record({
+        version: fc.constantFrom("1", "2"),
+        hash: fc.constantFrom("hash-1", "hash-2")
+      }).map((r) => ({
         ...r,
         effectiveDate: "2026-01-01T00:00:00Z"
       })),
@@ -213,7 +252,10 @@ describe.each(dialects)("hostile input [%s]", (dialect) => {
       const statuses = new Map<number, number>()
       const cpu = process.cpuUsage()
       await fc.assert(
-        fc.asyncProperty(requestArbitrary(aimed, API_KEY, knownIds), (request) => probe(server, target, request, statuses)),
+        fc.asyncProperty(
+          requestArbitrary(aimed, API_KEY, knownIds),
+          (request) => probe(server, target, request, statuses)
+        ),
         { seed: routeSeed(target.label), numRuns: runs }
       )
       // What the cases reached, so a generator that stops getting past decoding shows in the log.
@@ -221,28 +263,38 @@ describe.each(dialects)("hostile input [%s]", (dialect) => {
       // CPU time, not wall time: client and server share this process, and a busy machine stretches wall time.
       const used = process.cpuUsage(cpu)
       const cpuMs = (used.user + used.system) / 1000 / runs
-      console.info(`[hostile-input ${dialect}] ${target.label}: ${runs} cases, ${cpuMs.toFixed(2)} ms CPU each: ${tally}`)
+      console.info(
+        `[hostile-input ${dialect}] ${target.label}: ${runs} cases, ${cpuMs.toFixed(2)} ms CPU each: ${tally}`
+      )
       await expectHealthy(server, snapshotToken)
     }, 30_000 + runs * 60)
   }
 
-  it("raw HTTP (bytes in the target, broken framing, odd versions): never a 5xx, a hang or a leak; healthy after", async () => {
-    const statuses = new Map<string, number>()
-    await fc.assert(
-      fc.asyncProperty(rawRequest, async (raw) => {
-        const answer = await sendRaw(server.url(), raw, REQUEST_TIMEOUT_MS)
-        const key = String(answer.status ?? "closed")
-        statuses.set(key, (statuses.get(key) ?? 0) + 1)
-        const fail = (what: string) => {
-          throw new Error(`${what}\n  request: ${JSON.stringify(clip(Buffer.from(raw).toString("latin1"), 400))}\n  answer: ${clip(answer.text, 600)}`)
-        }
-        if (answer.hung) fail(`no answer and no close within ${REQUEST_TIMEOUT_MS} ms`)
-        if (answer.status !== undefined && answer.status >= 500) fail("5xx")
-        for (const leak of LEAKS) if (leak.test(answer.text)) fail(`answer leaks internals (${leak})`)
-      }),
-      { seed: routeSeed("raw HTTP"), numRuns: Math.max(1, Math.round(runs / 2)) }
-    )
-    console.info(`[hostile-input ${dialect}] raw HTTP: ${[...statuses].map(([s, n]) => `${s}×${n}`).join(" ")}`)
-    await expectHealthy(server, snapshotToken)
-  }, 30_000 + runs * 60)
+  it(
+    "raw HTTP (bytes in the target, broken framing, odd versions): never a 5xx, a hang or a leak; healthy after",
+    async () => {
+      const statuses = new Map<string, number>()
+      await fc.assert(
+        fc.asyncProperty(rawRequest, async (raw) => {
+          const answer = await sendRaw(server.url(), raw, REQUEST_TIMEOUT_MS)
+          const key = String(answer.status ?? "closed")
+          statuses.set(key, (statuses.get(key) ?? 0) + 1)
+          const fail = (what: string) => {
+            throw new Error(
+              `${what}\n  request: ${JSON.stringify(clip(Buffer.from(raw).toString("latin1"), 400))}\n  answer: ${
+                clip(answer.text, 600)
+              }`
+            )
+          }
+          if (answer.hung) fail(`no answer and no close within ${REQUEST_TIMEOUT_MS} ms`)
+          if (answer.status !== undefined && answer.status >= 500) fail("5xx")
+          for (const leak of LEAKS) if (leak.test(answer.text)) fail(`answer leaks internals (${leak})`)
+        }),
+        { seed: routeSeed("raw HTTP"), numRuns: Math.max(1, Math.round(runs / 2)) }
+      )
+      console.info(`[hostile-input ${dialect}] raw HTTP: ${[...statuses].map(([s, n]) => `${s}×${n}`).join(" ")}`)
+      await expectHealthy(server, snapshotToken)
+    },
+    30_000 + runs * 60
+  )
 })

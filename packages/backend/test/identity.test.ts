@@ -25,7 +25,11 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
   }
   const verifiedSubject = async (externalId: string, identityProvider?: string) => {
     const subjectId = newSubjectId()
-    const body = cookieSave({ subjectId, externalSubjectId: externalId, ...(identityProvider ? { identityProvider } : {}) })
+    const body = cookieSave({
+      subjectId,
+      externalSubjectId: externalId,
+      ...(identityProvider ? { identityProvider } : {})
+    })
     expect((await save(server, body, bearer(API_KEY))).status).toBe(200)
     return subjectId
   }
@@ -35,7 +39,9 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
       const subjectId = await unverifiedSubject("u-1")
       const { body, status } = await patch(subjectId, { externalId: "u-1" }, bearer(API_KEY))
       expect(status).toBe(200)
-      expect(body).toEqual({ subject: { id: subjectId, externalId: "u-1", identityProvider: "external", verified: true } })
+      expect(body).toEqual({
+        subject: { id: subjectId, externalId: "u-1", identityProvider: "external", verified: true }
+      })
       expect(await linkState(subjectId)).toEqual({ externalId: "u-1", provider: "external", verified: true })
     })
 
@@ -49,9 +55,15 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
 
     it("unverified + a token that verifies (sub, matching idp, not expired) -> verified", async () => {
       const plain = await unverifiedSubject("u-2")
-      expect((await patch(plain, { externalId: "u-2", identityToken: await token("u-2") })).body.subject.verified).toBe(true)
+      expect((await patch(plain, { externalId: "u-2", identityToken: await token("u-2") })).body.subject.verified).toBe(
+        true
+      )
       const withIdp = await unverifiedSubject("u-3")
-      const answer = await patch(withIdp, { externalId: "u-3", identityProvider: "auth0", identityToken: await token("u-3", "auth0") })
+      const answer = await patch(withIdp, {
+        externalId: "u-3",
+        identityProvider: "auth0",
+        identityToken: await token("u-3", "auth0")
+      })
       expect(answer.body.subject).toEqual({ id: withIdp, externalId: "u-3", identityProvider: "auth0", verified: true })
     })
 
@@ -64,8 +76,14 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
         { externalId: "u-4", identityToken: await token("u-4", undefined, -30) },
         { externalId: "u-4", identityToken: await token("someone-else") },
         { externalId: "u-4", identityProvider: "auth0", identityToken: await token("u-4", "okta") },
-        { externalId: "u-4", identityToken: await signIdentityToken({ ...IDENTITY, audience: "other" }, { externalId: "u-4" }) },
-        { externalId: "u-4", identityToken: await signIdentityToken({ ...IDENTITY, issuer: "other" }, { externalId: "u-4" }) }
+        {
+          externalId: "u-4",
+          identityToken: await signIdentityToken({ ...IDENTITY, audience: "other" }, { externalId: "u-4" })
+        },
+        {
+          externalId: "u-4",
+          identityToken: await signIdentityToken({ ...IDENTITY, issuer: "other" }, { externalId: "u-4" })
+        }
       ]
       for (const body of cases) {
         const answer = await patch(subjectId, body)
@@ -77,7 +95,10 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
 
     it("verified + an unverified request naming a different identity -> 409 IDENTITY_CONFLICT, unchanged", async () => {
       const subjectId = await verifiedSubject("u-5")
-      for (const body of [{ externalId: "intruder" }, { externalId: "u-5", identityProvider: "okta" }, { externalId: "intruder", identityToken: await token("intruder") }]) {
+      for (const body of [{ externalId: "intruder" }, { externalId: "u-5", identityProvider: "okta" }, {
+        externalId: "intruder",
+        identityToken: await token("intruder")
+      }]) {
         const answer = await patch(subjectId, body)
         expect(answer.status).toBe(409)
         expect(answer.body.cause).toEqual({ code: "IDENTITY_CONFLICT" })
@@ -91,7 +112,12 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
       for (const headers of [{}, bearer(API_KEY)]) {
         const answer = await patch(subjectId, { externalId: "u-6", identityProvider: "auth0" }, headers)
         expect(answer.status).toBe(200)
-        expect(answer.body.subject).toEqual({ id: subjectId, externalId: "u-6", identityProvider: "auth0", verified: true })
+        expect(answer.body.subject).toEqual({
+          id: subjectId,
+          externalId: "u-6",
+          identityProvider: "auth0",
+          verified: true
+        })
       }
       expect(await subjectRow(server, subjectId)).toEqual(before)
     })
@@ -100,7 +126,12 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
       const subjectId = newSubjectId()
       await save(server, cookieSave({ subjectId }))
       const answer = await patch(subjectId, { externalId: "u-7" })
-      expect(answer.body.subject).toEqual({ id: subjectId, externalId: "u-7", identityProvider: "external", verified: false })
+      expect(answer.body.subject).toEqual({
+        id: subjectId,
+        externalId: "u-7",
+        identityProvider: "external",
+        verified: false
+      })
     })
 
     it("answers an unknown subject with 404 NOT_FOUND", async () => {
@@ -117,10 +148,16 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
       const list = await call(server, "GET", "/subjects?externalId=shopper-1", undefined, bearer(API_KEY))
       expect(list.status).toBe(200)
       expect(list.body.subjects).toHaveLength(1)
-      expect(list.body.subjects[0]).toMatchObject({ id: verified, externalId: "shopper-1", identityProvider: "external" })
+      expect(list.body.subjects[0]).toMatchObject({
+        id: verified,
+        externalId: "shopper-1",
+        identityProvider: "external"
+      })
       expect(list.body.subjects[0].consents).toHaveLength(1)
       expect(list.body.subjects[0].consents[0]).toMatchObject({ type: "cookie_banner", isLatestPolicy: true })
-      expect((await call(server, "GET", "/subjects?externalId=nobody", undefined, bearer(API_KEY))).body).toEqual({ subjects: [] })
+      expect((await call(server, "GET", "/subjects?externalId=nobody", undefined, bearer(API_KEY))).body).toEqual({
+        subjects: []
+      })
       const anonymous = await call(server, "GET", "/subjects?externalId=shopper-1")
       expect(anonymous.status).toBe(401)
       expect(anonymous.body.cause.code).toBe("UNAUTHORIZED")
@@ -128,18 +165,28 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
   })
 
   describe("GET /consents/check", () => {
-    const check = (query: string, headers = bearer(API_KEY)) => call(server, "GET", `/consents/check?${query}`, undefined, headers)
+    const check = (query: string, headers = bearer(API_KEY)) =>
+      call(server, "GET", `/consents/check?${query}`, undefined, headers)
 
     it("reports hasConsent and isLatestPolicy for every requested type, from verified links only", async () => {
-      await call(server, "PUT", "/legal-documents/privacy_policy/current", { version: "1", hash: "pp-a", effectiveDate: "2026-01-01" }, bearer(API_KEY))
+      await call(server, "PUT", "/legal-documents/privacy_policy/current", {
+        version: "1",
+        hash: "pp-a",
+        effectiveDate: "2026-01-01"
+      }, bearer(API_KEY))
       const subjectId = await verifiedSubject("checker")
       await save(server, { type: "privacy_policy", domain: "example.com", subjectId, givenAt: Date.now() })
       // a reject is still a recorded choice
       await save(server, cookieSave({ subjectId, preferences: allPreferences(false) }))
       // an unverified subject's consents never count
       const other = await unverifiedSubject("checker")
-      await call(server, "PUT", "/legal-documents/dpa/current", { version: "1", hash: "dpa-a", effectiveDate: "2026-01-01" }, bearer(API_KEY))
-      expect((await save(server, { type: "dpa", domain: "example.com", subjectId: other, givenAt: Date.now() })).status).toBe(200)
+      await call(server, "PUT", "/legal-documents/dpa/current", {
+        version: "1",
+        hash: "dpa-a",
+        effectiveDate: "2026-01-01"
+      }, bearer(API_KEY))
+      expect((await save(server, { type: "dpa", domain: "example.com", subjectId: other, givenAt: Date.now() })).status)
+        .toBe(200)
       const answer = await check("externalId=checker&type=cookie_banner,privacy_policy,dpa,not_a_type")
       expect(answer.status).toBe(200)
       expect(answer.body).toEqual({
@@ -150,13 +197,23 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
           not_a_type: { hasConsent: false, isLatestPolicy: false }
         }
       })
-      await call(server, "PUT", "/legal-documents/privacy_policy/current", { version: "2", hash: "pp-b", effectiveDate: "2026-02-01" }, bearer(API_KEY))
-      expect((await check("externalId=checker&type=privacy_policy")).body.results.privacy_policy).toEqual({ hasConsent: true, isLatestPolicy: false })
+      await call(server, "PUT", "/legal-documents/privacy_policy/current", {
+        version: "2",
+        hash: "pp-b",
+        effectiveDate: "2026-02-01"
+      }, bearer(API_KEY))
+      expect((await check("externalId=checker&type=privacy_policy")).body.results.privacy_policy).toEqual({
+        hasConsent: true,
+        isLatestPolicy: false
+      })
     })
 
     it("skips unverified links, refuses an empty type list with 400, and needs an API key", async () => {
       await unverifiedSubject("ghost")
-      expect((await check("externalId=ghost&type=cookie_banner")).body.results.cookie_banner).toEqual({ hasConsent: false, isLatestPolicy: false })
+      expect((await check("externalId=ghost&type=cookie_banner")).body.results.cookie_banner).toEqual({
+        hasConsent: false,
+        isLatestPolicy: false
+      })
       for (const query of ["externalId=ghost&type=", "externalId=ghost&type=,,", "externalId=ghost"]) {
         const answer = await check(query)
         expect(answer.status, query).toBe(400)

@@ -49,7 +49,9 @@ describe("GET /init answers decode as InitResponse", () => {
   })
 
   it("failed: unsupported contract (query and header) and insufficient inputs", async () => {
-    for (const [query, headers] of [["?country=DE&contract=2", {}], ["?country=DE", { "x-svc-policy-contract": "2" }]] as const) {
+    for (const [query, headers] of [["?country=DE&contract=2", {}], ["?country=DE", {
+      "x-svc-policy-contract": "2"
+    }]] as const) {
       const body = await answer(full, query, headers)
       expect(body.policyResolution, query).toMatchObject({ status: "failed", reason: "unsupported-contract" })
       expect(body.policy).toBeNull()

@@ -17,7 +17,10 @@ const API_KEY = "hygiene-key-0123456789abcdef"
 const NUL = "a\u0000b"
 const key = bearer(API_KEY)
 
-const expectInvalid = (answer: { status: number; body: { cause?: { code?: string }; message?: string } }, label: string) => {
+const expectInvalid = (
+  answer: { status: number; body: { cause?: { code?: string }; message?: string } },
+  label: string
+) => {
   expect(answer.status, label).toBe(400)
   expect(answer.body.cause?.code, label).toBe("INVALID_REQUEST")
 }
@@ -56,7 +59,10 @@ describe.each(dialects)("input hygiene [%s]", (dialect) => {
     })
 
     it("a NUL in a legal release, an identity link, a session report or a url or path parameter is a 400", async () => {
-      expectInvalid(await publish("privacy_policy", { version: NUL, hash: "h", effectiveDate: "2026-01-01" }), "version")
+      expectInvalid(
+        await publish("privacy_policy", { version: NUL, hash: "h", effectiveDate: "2026-01-01" }),
+        "version"
+      )
       expectInvalid(await publish("privacy_policy", { version: "1", hash: NUL, effectiveDate: "2026-01-01" }), "hash")
       const subjectId = newSubjectId()
       expect((await save(server, cookieSave({ subjectId }), key)).status).toBe(200)
@@ -80,13 +86,17 @@ describe.each(dialects)("input hygiene [%s]", (dialect) => {
       }
       expectInvalid(await call(server, "POST", "/sessions", report, { "x-svc-version": "1" }), "session revision")
       expectInvalid(
-        await call(server, "POST", "/sessions", { ...report, revision: "r", journey: { id: NUL } }, { "x-svc-version": "1" }),
+        await call(server, "POST", "/sessions", { ...report, revision: "r", journey: { id: NUL } }, {
+          "x-svc-version": "1"
+        }),
         "session journey"
       )
     })
 
     it("/init answers 400 rather than echo a NUL; a NUL inside an encoded experiment is skipped", async () => {
-      for (const query of ["journey=a%00b", "svcJourney=a%00b", "journeyScope=a%00b", "stored=a%00b", "country=D%00E", "v=1%00"]) {
+      for (const query of ["journey=a%00b", "svcJourney=a%00b", "journeyScope=a%00b", "stored=a%00b", "country=D%00E",
+        "v=1%00"])
+      {
         expectInvalid(await get(`/init?${query}`, {}), query)
       }
       const answer = await get("/init?country=DE&experiment=a%2500b%3DA", {})
@@ -99,11 +109,14 @@ describe.each(dialects)("input hygiene [%s]", (dialect) => {
   })
 
   describe("surrounding white space", () => {
-    it("\"h1\" and \"h1 \" are not confused: the second is refused with 400", async () => {
+    it('"h1" and "h1 " are not confused: the second is refused with 400', async () => {
       expect((await publish("dpa", { version: "v1", hash: "h1", effectiveDate: "2026-01-01" })).status).toBe(200)
       expectInvalid(await publish("dpa", { version: "v1", hash: "h1 ", effectiveDate: "2026-01-01" }), "hash")
       expectInvalid(await publish("dpa", { version: "v1 ", hash: "h2", effectiveDate: "2026-01-01" }), "version")
-      expectInvalid(await publish("dpa", { version: " v1", hash: "h2", effectiveDate: "2026-01-01" }), "leading version")
+      expectInvalid(
+        await publish("dpa", { version: " v1", hash: "h2", effectiveDate: "2026-01-01" }),
+        "leading version"
+      )
       const legal = () => ({ type: "dpa", domain: "example.com", subjectId: newSubjectId(), givenAt: Date.now() })
       const exact = legal()
       const saved = await save(server, { ...exact, policyHash: "h1" }, key)
@@ -149,7 +162,10 @@ describe.each(dialects)("input hygiene [%s]", (dialect) => {
       const rows = await consentRows(server, subjectId)
       expect(Object.keys(JSON.parse(rows[0]!.receipts as string)).sort()).toEqual(["marketing", "measurement"])
       // The same act, with necessary spelled out and keys in another order: the same record.
-      const again = await save(server, { ...body, preferences: { marketing: false, necessary: true, measurement: true } }, key)
+      const again = await save(server, {
+        ...body,
+        preferences: { marketing: false, necessary: true, measurement: true }
+      }, key)
       expect(again.status).toBe(200)
       expect(again.body.consentId).toBe(first.body.consentId)
       const view = await get(`/subjects/${subjectId}`, {})
@@ -208,7 +224,6 @@ describe.each(dialects)("input hygiene [%s]", (dialect) => {
         expect(await subjectRow(server, body.subjectId as string), id).toBeUndefined()
       }
     })
-
   })
 
   describe("error messages", () => {
@@ -244,7 +259,10 @@ describe.each(dialects)("the /init session report is logged at Debug [%s]", (dia
       sessions: { onReport: (r) => void reports.push(r) }
     }, { migrate: true })
     const server = createServer()
-    const served = HttpLayerRouter.serve(instance.standaloneLayer, { disableLogger: true, disableListenLog: true }) as Layer.Layer<
+    const served = HttpLayerRouter.serve(instance.standaloneLayer, {
+      disableLogger: true,
+      disableListenLog: true
+    }) as Layer.Layer<
       never,
       unknown,
       HttpServer.HttpServer
@@ -282,7 +300,11 @@ describe.each(dialects)("the /init session report is logged at Debug [%s]", (dia
   const sessionLines = () =>
     lines.flatMap((line) => {
       try {
-        const parsed = JSON.parse(line) as { message?: unknown; logLevel?: string; annotations?: Record<string, unknown> }
+        const parsed = JSON.parse(line) as {
+          message?: unknown
+          logLevel?: string
+          annotations?: Record<string, unknown>
+        }
         return parsed.message === "session report" ? [{ level: parsed.logLevel, ...parsed.annotations }] : []
       } catch {
         return []
@@ -321,7 +343,9 @@ describe("the /init session report is not logged at the default level", () => {
   const server = useServer("sqlite", { manifest, observability: { requests: "none", format: "json" } })
   it("writes no line", async () => {
     const lines: Array<string> = []
-    const spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => void lines.push(args.map(String).join(" ")))
+    const spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) =>
+      void lines.push(args.map(String).join(" "))
+    )
     try {
       expect((await server.fetch("/init?country=DE")).status).toBe(200)
     } finally {

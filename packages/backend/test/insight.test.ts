@@ -15,7 +15,13 @@ const SCREENSHOTS = join(import.meta.dirname, "..", "test-output", "insight")
 const manifest = {
   policyRules: [
     { id: "eu", match: { countries: ["DE"] }, model: "opt-in", categories: ["measurement", "marketing"] },
-    { id: "rest", match: { default: true }, model: "opt-out", categories: ["measurement", "marketing", "functionality", "experience"], gpcDenies: ["marketing"] }
+    {
+      id: "rest",
+      match: { default: true },
+      model: "opt-out",
+      categories: ["measurement", "marketing", "functionality", "experience"],
+      gpcDenies: ["marketing"]
+    }
   ]
 } as const
 
@@ -24,7 +30,9 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 /** Cell text of `<td data-action=...>` in the row of `date` of the daily table. */
 const dailyCounts = (html: string, date: string) => {
   const row = new RegExp(`<tr data-date="${date}">(.*?)</tr>`).exec(html)?.[1] ?? ""
-  return Object.fromEntries(ACTIONS.map((a) => [a, Number(new RegExp(`<td data-action="${a}">(\\d+)</td>`).exec(row)?.[1])]))
+  return Object.fromEntries(
+    ACTIONS.map((a) => [a, Number(new RegExp(`<td data-action="${a}">(\\d+)</td>`).exec(row)?.[1])])
+  )
 }
 
 describe.each(dialects)("GET /insight [%s]", (dialect) => {
@@ -44,7 +52,11 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
           ...(action === "unknown" ? {} : { action }),
           ...(i < 4 ? { experiment: { id: "banner-2026", arm: i % 2 === 0 ? "control" : "compact" } } : {})
         })
-        const answer = await save(server, body, i % 4 === 0 ? { "sec-gpc": "1", "cf-ipcountry": "US" } : { "cf-ipcountry": d % 2 === 0 ? "DE" : "US" })
+        const answer = await save(
+          server,
+          body,
+          i % 4 === 0 ? { "sec-gpc": "1", "cf-ipcountry": "US" } : { "cf-ipcountry": d % 2 === 0 ? "DE" : "US" }
+        )
         expect(answer.status, JSON.stringify(answer.body)).toBe(200)
         subjects.push(answer.body.subjectId)
       }
@@ -54,7 +66,11 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
 
   it("shows, for an API key, the numbers the consent rows hold, and never a subject id", async () => {
     const subjects = await seed()
-    const published = await call(server, "PUT", "/legal-documents/privacy_policy/current", { version: "2.1", hash: "sha256-insight", effectiveDate: "2026-01-15" }, bearer(API_KEY))
+    const published = await call(server, "PUT", "/legal-documents/privacy_policy/current", {
+      version: "2.1",
+      hash: "sha256-insight",
+      effectiveDate: "2026-01-15"
+    }, bearer(API_KEY))
     expect(published.status).toBe(200)
     const from = isoDay(today - 6 * DAY)
     const to = isoDay(today)
@@ -82,7 +98,11 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
       const expected = Object.fromEntries(ACTIONS.map((a) => [a, 0]))
       for (const row of rows) {
         if (isoDay(Number(row.given_at)) !== date) continue
-        expected[row.action !== null && (ACTIONS as ReadonlyArray<string>).includes(row.action) ? row.action : "unknown"]! += 1
+        expected[
+          row.action !== null && (ACTIONS as ReadonlyArray<string>).includes(row.action)
+            ? row.action
+            : "unknown"
+        ]! += 1
       }
       expect(dailyCounts(html, date), date).toEqual(expected)
     }
@@ -90,7 +110,9 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
     for (const policy of new Set(rows.map((r) => r.policy_id ?? "(no rule recorded)"))) {
       const mine = rows.filter((r) => (r.policy_id ?? "(no rule recorded)") === policy)
       const accepted = mine.filter((r) => r.action === "accept_all").length
-      expect(html).toContain(`<tr data-policy="${policy}"><th scope="row">${policy}</th><td>${mine.length}</td><td>${accepted}</td>`)
+      expect(html).toContain(
+        `<tr data-policy="${policy}"><th scope="row">${policy}</th><td>${mine.length}</td><td>${accepted}</td>`
+      )
     }
     const withGpc = rows.filter((r) => r.gpc !== null).length
     expect(withGpc).toBeGreaterThan(0)
@@ -101,15 +123,25 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
       const mine = rows.filter((r) => r.experiment_id === "banner-2026" && r.experiment_arm === arm)
       expect(mine.length).toBeGreaterThan(0)
       const accepted = mine.filter((r) => r.action === "accept_all").length
-      expect(html).toMatch(new RegExp(`<tr data-arm="${arm}"><th scope="row">${arm}</th><td>${mine.length}</td><td>${accepted}</td><td>[^<]+</td><td>\\d+\\.\\d% – \\d+\\.\\d%</td></tr>`))
+      expect(html).toMatch(
+        new RegExp(
+          `<tr data-arm="${arm}"><th scope="row">${arm}</th><td>${mine.length}</td><td>${accepted}</td><td>[^<]+</td><td>\\d+\\.\\d% – \\d+\\.\\d%</td></tr>`
+        )
+      )
     }
     // The latest legal-document release.
     expect(html).toMatch(/<tr><th scope="row">privacy_policy<\/th><td>2\.1<\/td><td>2026-01-15<\/td>/)
 
     // A domain narrows every number; an unknown one gives empty charts, not an error.
-    const shop = await (await server.fetch(`/insight?from=${from}&to=${to}&domain=shop.example`, { headers: bearer(API_KEY) })).text()
-    expect(shop).toContain(`<p class="kpi" id="total-decisions">${rows.filter((r) => r.domain === "shop.example").length}</p>`)
-    const none = await server.fetch(`/insight?from=${from}&to=${to}&domain=nowhere.example`, { headers: bearer(API_KEY) })
+    const shop =
+      await (await server.fetch(`/insight?from=${from}&to=${to}&domain=shop.example`, { headers: bearer(API_KEY) }))
+        .text()
+    expect(shop).toContain(
+      `<p class="kpi" id="total-decisions">${rows.filter((r) => r.domain === "shop.example").length}</p>`
+    )
+    const none = await server.fetch(`/insight?from=${from}&to=${to}&domain=nowhere.example`, {
+      headers: bearer(API_KEY)
+    })
     expect(none.status).toBe(200)
     expect(await none.text()).toContain(`<p class="kpi" id="total-decisions">0</p>`)
 
@@ -119,12 +151,16 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
   })
 
   it("refuses a bad period with 400 and the spec's body", async () => {
-    for (const query of ["from=2025-02-01&to=2025-01-01", "from=2023-01-01&to=2025-01-02", "from=yesterday&to=2025-01-01", "from=2025-02-30&to=2025-03-01"]) {
+    for (const query of ["from=2025-02-01&to=2025-01-01", "from=2023-01-01&to=2025-01-02",
+      "from=yesterday&to=2025-01-01", "from=2025-02-30&to=2025-03-01"])
+    {
       const answer = await call(server, "GET", `/insight?${query}`, undefined, bearer(API_KEY))
       expect(answer.status, query).toBe(400)
       expect(answer.body.cause).toEqual({ code: "INVALID_REQUEST" })
     }
-    expect((await server.fetch("/insight?from=2023-01-03&to=2025-01-02", { headers: bearer(API_KEY) })).status).toBe(200)
+    expect((await server.fetch("/insight?from=2023-01-03&to=2025-01-02", { headers: bearer(API_KEY) })).status).toBe(
+      200
+    )
   })
 
   it("signs in through its form: a session cookie that is not the key, an Origin that must be this host", async () => {
@@ -149,22 +185,37 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
     const signedIn = await post(API_KEY, `http://${host}`)
     expect(signedIn.status).toBe(303)
     const cookie = signedIn.headers.get("set-cookie") ?? ""
-    expect(cookie).toMatch(/^svc_insight=\d+\.[A-Za-z0-9_-]{43}; Path=\/insight; Max-Age=28800; HttpOnly; SameSite=Strict$/)
+    expect(cookie).toMatch(
+      /^svc_insight=\d+\.[A-Za-z0-9_-]{43}; Path=\/insight; Max-Age=28800; HttpOnly; SameSite=Strict$/
+    )
     expect(cookie).not.toContain(API_KEY)
     const session = cookie.split(";")[0]!
     expect((await server.fetch("/insight", { headers: { cookie: session } })).status).toBe(200)
     // A forged or altered session is refused.
-    expect((await server.fetch("/insight", { headers: { cookie: session.replace(/.$/, (c) => (c === "A" ? "B" : "A")) } })).status).toBe(401)
-    expect((await server.fetch("/insight", { headers: { cookie: "svc_insight=9999999999.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" } })).status).toBe(401)
+    expect(
+      (await server.fetch("/insight", { headers: { cookie: session.replace(/.$/, (c) => (c === "A" ? "B" : "A")) } }))
+        .status
+    ).toBe(401)
+    expect(
+      (await server.fetch("/insight", {
+        headers: { cookie: "svc_insight=9999999999.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }
+      })).status
+    ).toBe(401)
   })
 
   it.runIf(dialect === "sqlite" && (existsSync(CHROMIUM) || process.env.CI === "true"))(
     "renders in Chromium at desktop and phone widths, signed in with the keyboard through its form",
     async () => {
       mkdirSync(SCREENSHOTS, { recursive: true })
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] })
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ["--no-sandbox", "--disable-gpu", "--no-first-run"]
+      })
       try {
-        for (const [name, viewport] of [["desktop", { width: 1280, height: 900 }], ["phone", { width: 390, height: 844 }]] as const) {
+        for (const [name, viewport] of [["desktop", { width: 1280, height: 900 }], ["phone", {
+          width: 390,
+          height: 844
+        }]] as const) {
           const context = await browser.newContext({ viewport })
           const page = await context.newPage()
           await page.goto(`${server.url()}/insight`)
@@ -177,7 +228,11 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
           expect(Number(await page.textContent("#total-decisions"))).toBeGreaterThan(0)
           expect(await page.locator("svg.chart rect").count()).toBeGreaterThan(0)
           // Every form control has a label.
-          expect(await page.evaluate(() => [...document.querySelectorAll("input")].every((i) => i.labels !== null && i.labels.length > 0))).toBe(true)
+          expect(
+            await page.evaluate(() =>
+              [...document.querySelectorAll("input")].every((i) => i.labels !== null && i.labels.length > 0)
+            )
+          ).toBe(true)
           await page.screenshot({ path: join(SCREENSHOTS, `insight-${name}.png`), fullPage: true })
           await context.close()
         }

@@ -8,7 +8,11 @@ import { describe, expect, it } from "vitest"
 
 describe("svcInstance().handler (web-standard Request/Response)", () => {
   it("serves routes, strips basePath and enforces the body limit on chunked bodies", async () => {
-    const instance = svcInstance({ database: { dialect: "sqlite", url: ":memory:" }, basePath: "/svc", version: "1.2.3" }, {
+    const instance = svcInstance({
+      database: { dialect: "sqlite", url: ":memory:" },
+      basePath: "/svc",
+      version: "1.2.3"
+    }, {
       migrate: true
     })
     try {
@@ -21,12 +25,14 @@ describe("svcInstance().handler (web-standard Request/Response)", () => {
           controller.close()
         }
       })
-      const big = await instance.handler(new Request("http://host.example/svc/subjects", {
-        method: "POST",
-        body: chunked,
-        headers: { "content-type": "application/json" },
-        duplex: "half"
-      } as RequestInit))
+      const big = await instance.handler(
+        new Request("http://host.example/svc/subjects", {
+          method: "POST",
+          body: chunked,
+          headers: { "content-type": "application/json" },
+          duplex: "half"
+        } as RequestInit)
+      )
       expect(big.status).toBe(413)
       expect((await big.json()).cause.code).toBe("PAYLOAD_TOO_LARGE")
     } finally {
@@ -40,20 +46,32 @@ describe("svcInstance().handler end to end", () => {
     const instance = svcInstance({
       database: { dialect: "sqlite", url: ":memory:" },
       trustedOrigins: ["shop.example"],
-      manifest: { policyRules: [{ id: "eu", match: { countries: ["DE"] }, model: "opt-in", categories: ["marketing"] }] }
+      manifest: {
+        policyRules: [{ id: "eu", match: { countries: ["DE"] }, model: "opt-in", categories: ["marketing"] }]
+      }
     }, { migrate: true })
     try {
-      const init = await instance.handler(new Request("http://svc.example/init?country=DE", { headers: { origin: "https://shop.example" } }))
+      const init = await instance.handler(
+        new Request("http://svc.example/init?country=DE", { headers: { origin: "https://shop.example" } })
+      )
       expect(init.status).toBe(200)
       expect(init.headers.get("access-control-allow-origin")).toBe("https://shop.example")
       const body = await init.json()
       expect(body.policyResolution).toMatchObject({ status: "matched", policyId: "eu" })
       const subjectId = "sub_handler0123456789"
-      const saved = await instance.handler(new Request("http://svc.example/subjects", {
-        method: "POST",
-        headers: { "content-type": "application/json", origin: "https://shop.example" },
-        body: JSON.stringify({ type: "cookie_banner", domain: "shop.example", subjectId, givenAt: 1_760_000_000_000, preferences: { marketing: true } })
-      }))
+      const saved = await instance.handler(
+        new Request("http://svc.example/subjects", {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: "https://shop.example" },
+          body: JSON.stringify({
+            type: "cookie_banner",
+            domain: "shop.example",
+            subjectId,
+            givenAt: 1_760_000_000_000,
+            preferences: { marketing: true }
+          })
+        })
+      )
       expect(saved.status).toBe(200)
       const read = await instance.handler(new Request(`http://svc.example/subjects/${subjectId}`))
       expect(read.status).toBe(200)
@@ -66,10 +84,19 @@ describe("svcInstance().handler end to end", () => {
 
 describe("svcInstance().layer composed into an Effect app", () => {
   it("serves next to the host application's own routes on one HttpLayerRouter", async () => {
-    const instance = svcInstance({ database: { dialect: "sqlite", url: ":memory:" }, basePath: "/consent" }, { migrate: true })
-    const hostRoute = HttpLayerRouter.add("GET", "/hello", Effect.succeed(HttpServerResponse.text("hello from the host")))
+    const instance = svcInstance({ database: { dialect: "sqlite", url: ":memory:" }, basePath: "/consent" }, {
+      migrate: true
+    })
+    const hostRoute = HttpLayerRouter.add(
+      "GET",
+      "/hello",
+      Effect.succeed(HttpServerResponse.text("hello from the host"))
+    )
     const server = createServer()
-    const app = HttpLayerRouter.serve(Layer.mergeAll(instance.layer, hostRoute), { disableLogger: true, disableListenLog: true }).pipe(
+    const app = HttpLayerRouter.serve(Layer.mergeAll(instance.layer, hostRoute), {
+      disableLogger: true,
+      disableListenLog: true
+    }).pipe(
       Layer.provide(NodeHttpServer.layer(() => server, { port: 0, host: "127.0.0.1" }))
     ) as Layer.Layer<never, unknown>
     const { ManagedRuntime } = await import("effect")

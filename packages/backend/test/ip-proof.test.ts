@@ -19,13 +19,17 @@ describe.each(dialects)("IP address and proof on saves [%s]", (dialect) => {
 
   it("masks by default: the last IPv4 octet, IPv6 beyond /48", async () => {
     expect((await storedIp(masked, { "x-forwarded-for": "198.51.100.23, 10.0.0.1" })).ip_address).toBe("198.51.100.0")
-    expect((await storedIp(masked, { "x-forwarded-for": "2001:db8:85a3:8d3:1319:8a2e:370:7348" })).ip_address).toBe("2001:db8:85a3::")
+    expect((await storedIp(masked, { "x-forwarded-for": "2001:db8:85a3:8d3:1319:8a2e:370:7348" })).ip_address).toBe(
+      "2001:db8:85a3::"
+    )
     // the socket address when no header carries one
     expect((await storedIp(masked, {})).ip_address).toBe("127.0.0.0")
   })
 
   it("reads the default headers in order (cf-connecting-ip before x-forwarded-for)", async () => {
-    expect((await storedIp(unmasked, { "x-forwarded-for": "203.0.113.9", "cf-connecting-ip": "198.51.100.7" })).ip_address).toBe("198.51.100.7")
+    expect(
+      (await storedIp(unmasked, { "x-forwarded-for": "203.0.113.9", "cf-connecting-ip": "198.51.100.7" })).ip_address
+    ).toBe("198.51.100.7")
   })
 
   it("stores the full address with masking off, and none with tracking off", async () => {
@@ -34,7 +38,9 @@ describe.each(dialects)("IP address and proof on saves [%s]", (dialect) => {
   })
 
   it("uses ipAddressHeaders in the given order instead of the defaults", async () => {
-    expect((await storedIp(custom, { "x-custom-ip": "192.0.2.44", "x-forwarded-for": "203.0.113.9" })).ip_address).toBe("192.0.2.44")
+    expect((await storedIp(custom, { "x-custom-ip": "192.0.2.44", "x-forwarded-for": "203.0.113.9" })).ip_address).toBe(
+      "192.0.2.44"
+    )
     expect((await storedIp(custom, { "x-forwarded-for": "203.0.113.9" })).ip_address).toBe("203.0.113.9")
     expect((await storedIp(custom, { "cf-connecting-ip": "198.51.100.7" })).ip_address).toBe("127.0.0.1")
   })

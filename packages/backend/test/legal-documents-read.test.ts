@@ -46,17 +46,28 @@ describe.each(dialects)("GET /legal-documents/:type[/current] [%s]", (dialect) =
     const list = await call(server, "GET", "/legal-documents/dpa_list")
     expect(list.status).toBe(401)
     expect(list.body.cause.code).toBe("UNAUTHORIZED")
-    const put = await call(server, "PUT", "/legal-documents/dpa/current", { version: "1", hash: "x", effectiveDate: "2026-01-01" })
+    const put = await call(server, "PUT", "/legal-documents/dpa/current", {
+      version: "1",
+      hash: "x",
+      effectiveDate: "2026-01-01"
+    })
     expect(put.status).toBe(401)
   })
 
   it("reads the derived client's current and list", async () => {
     const { Effect } = await import("effect")
     await publish("privacy_policy_client", "7", "pc-7", "2026-03-01")
-    const current = await Effect.runPromise(Effect.flatMap(server.client, (c) => c.legalDocuments.current({ path: { type: "privacy_policy_client" } })))
+    const current = await Effect.runPromise(
+      Effect.flatMap(server.client, (c) => c.legalDocuments.current({ path: { type: "privacy_policy_client" } }))
+    )
     expect(current.policy).toMatchObject({ version: "7", hash: "pc-7" })
     expect(current.policy.effectiveDate).toBeInstanceOf(Date)
-    const list = await Effect.runPromise(Effect.flatMap(server.clientWithKey(API_KEY), (c) => c.legalDocuments.list({ path: { type: "privacy_policy_client" } })))
+    const list = await Effect.runPromise(
+      Effect.flatMap(
+        server.clientWithKey(API_KEY),
+        (c) => c.legalDocuments.list({ path: { type: "privacy_policy_client" } })
+      )
+    )
     expect(list.policies.map((p) => p.id)).toEqual([current.policy.id])
   })
 })

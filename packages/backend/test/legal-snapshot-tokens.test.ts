@@ -13,7 +13,11 @@ describe("legal-document snapshot helpers", () => {
     expect(claims).toMatchObject({ iss: "svc", aud: "svc-legal", doc: "privacy_policy", hash: "h1", ver: "3" })
     expect(claims.exp! - claims.iat!).toBe(86_400)
     const at = (seconds: number) => new Date(now.getTime() + seconds * 1000)
-    expect(await verifyLegalDocumentSnapshot(settings, token, at(86_000))).toEqual({ type: "privacy_policy", hash: "h1", version: "3" })
+    expect(await verifyLegalDocumentSnapshot(settings, token, at(86_000))).toEqual({
+      type: "privacy_policy",
+      hash: "h1",
+      version: "3"
+    })
     expect(await verifyLegalDocumentSnapshot(settings, token, at(86_400 + 599))).not.toBe("expired")
     expect(await verifyLegalDocumentSnapshot(settings, token, at(86_400 + 601))).toBe("expired")
     expect(await verifyLegalDocumentSnapshot(settings, token, at(-601))).toBe("expired")

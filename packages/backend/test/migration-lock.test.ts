@@ -38,7 +38,11 @@ const serveProcess = (cwd: string) =>
   })
 
 const saveStatus = (url: string) =>
-  fetch(`${url}/subjects`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(cookieSave()) })
+  fetch(`${url}/subjects`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(cookieSave())
+  })
     .then((answer) => answer.status, (error: Error) => error.message)
 
 describe.each(dialects)("replicas migrating at once [%s]", (dialect) => {
@@ -47,27 +51,36 @@ describe.each(dialects)("replicas migrating at once [%s]", (dialect) => {
     children.clear()
   })
 
-  it(`${REPLICAS} \`svc serve\` processes started together on a fresh database all come up, ${PROCESS_ROUNDS} rounds`, async () => {
-    for (let round = 0; round < PROCESS_ROUNDS; round++) {
-      const db = await freshDatabase(dialect)
-      try {
-        const cwd = mkdtempSync(join(tmpdir(), "svc-replicas-"))
-        writeFileSync(join(cwd, "svc.config.json"), JSON.stringify({ database: db.database, observability: { requests: "none" } }))
-        const started = await Promise.allSettled(
-          Array.from({ length: REPLICAS }, async () => saveStatus(await serveProcess(cwd)))
-        )
-        expect(started.map((s) => (s.status === "fulfilled" ? s.value : String(s.reason))), `round ${round}`).toEqual(
-          Array(REPLICAS).fill(200)
-        )
-        const recorded = await db.query("SELECT migration_id, name FROM svc_migrations ORDER BY migration_id")
-        expect(recorded.map((r) => [Number(r.migration_id), r.name])).toEqual(migrations.map(([id, name]) => [id, name]))
-      } finally {
-        for (const child of children) child.kill("SIGKILL")
-        children.clear()
-        await db.drop()
+  it(
+    `${REPLICAS} \`svc serve\` processes started together on a fresh database all come up, ${PROCESS_ROUNDS} rounds`,
+    async () => {
+      for (let round = 0; round < PROCESS_ROUNDS; round++) {
+        const db = await freshDatabase(dialect)
+        try {
+          const cwd = mkdtempSync(join(tmpdir(), "svc-replicas-"))
+          writeFileSync(
+            join(cwd, "svc.config.json"),
+            JSON.stringify({ database: db.database, observability: { requests: "none" } })
+          )
+          const started = await Promise.allSettled(
+            Array.from({ length: REPLICAS }, async () => saveStatus(await serveProcess(cwd)))
+          )
+          expect(started.map((s) => (s.status === "fulfilled" ? s.value : String(s.reason))), `round ${round}`).toEqual(
+            Array(REPLICAS).fill(200)
+          )
+          const recorded = await db.query("SELECT migration_id, name FROM svc_migrations ORDER BY migration_id")
+          expect(recorded.map((r) => [Number(r.migration_id), r.name])).toEqual(
+            migrations.map(([id, name]) => [id, name])
+          )
+        } finally {
+          for (const child of children) child.kill("SIGKILL")
+          children.clear()
+          await db.drop()
+        }
       }
-    }
-  }, 120_000)
+    },
+    120_000
+  )
 
   it(`${REPLICAS} servers started together on a fresh database all come up, ${ROUNDS} rounds`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
@@ -81,13 +94,17 @@ describe.each(dialects)("replicas migrating at once [%s]", (dialect) => {
       )
       const running = started.flatMap((s) => (s.status === "fulfilled" ? [s.value.server] : []))
       try {
-        const failures = started.flatMap((s) => (s.status === "rejected" ? [String(s.reason?.message ?? s.reason)] : []))
+        const failures = started.flatMap((
+          s
+        ) => (s.status === "rejected" ? [String(s.reason?.message ?? s.reason)] : []))
         expect(failures, `round ${round}`).toEqual([])
         expect(started.map((s) => s.status === "fulfilled" && s.value.saved), `round ${round}`).toEqual(
           Array(REPLICAS).fill(200)
         )
         const recorded = await db.query("SELECT migration_id, name FROM svc_migrations ORDER BY migration_id")
-        expect(recorded.map((r) => [Number(r.migration_id), r.name])).toEqual(migrations.map(([id, name]) => [id, name]))
+        expect(recorded.map((r) => [Number(r.migration_id), r.name])).toEqual(
+          migrations.map(([id, name]) => [id, name])
+        )
       } finally {
         await Promise.all(running.map((server: RunningServer) => server.close()))
         await db.drop()
@@ -114,7 +131,10 @@ describe.each(dialects)("replicas migrating at once [%s]", (dialect) => {
         expect(recorded.map((r) => Number(r.migration_id))).toEqual([1])
       } else {
         // Transactional DDL (Postgres, SQLite): the failed run leaves nothing behind, not even its tables.
-        const leftover = await db.query("SELECT COUNT(*) AS n FROM svc_subjects").then(() => "svc_subjects", () => "nothing")
+        const leftover = await db.query("SELECT COUNT(*) AS n FROM svc_subjects").then(
+          () => "svc_subjects",
+          () => "nothing"
+        )
         expect(leftover).toBe("nothing")
       }
       // The next start tries again and says the same, rather than serving a half-made schema.

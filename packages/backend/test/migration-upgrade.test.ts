@@ -18,24 +18,51 @@ const quiet = { observability: { requests: "none" as const } }
 
 /** The columns `svc_consents` had after migration 5 (2 and 4). */
 const consentColumns = [
-  "id", "tenant_id", "subject_id", "act_key", "act_digest", "type", "domain", "given_at", "created_at", "preferences",
-  "receipts", "policy_id", "policy_fingerprint", "runtime_policy_source", "legal_release_id", "ip_address", "user_agent",
-  "journey_id", "experiment_id", "experiment_arm", "action", "surface", "time_to_decision_ms", "vendor_choice"
+  "id",
+  "tenant_id",
+  "subject_id",
+  "act_key",
+  "act_digest",
+  "type",
+  "domain",
+  "given_at",
+  "created_at",
+  "preferences",
+  "receipts",
+  "policy_id",
+  "policy_fingerprint",
+  "runtime_policy_source",
+  "legal_release_id",
+  "ip_address",
+  "user_agent",
+  "journey_id",
+  "experiment_id",
+  "experiment_arm",
+  "action",
+  "surface",
+  "time_to_decision_ms",
+  "vendor_choice"
 ] as const
-const subjectColumns = ["id", "tenant_id", "external_id", "identity_provider", "verified", "created_at", "updated_at"] as const
+const subjectColumns = ["id", "tenant_id", "external_id", "identity_provider", "verified", "created_at",
+  "updated_at"] as const
 
 /** Runs migrations 1..`upTo` only, recorded in `svc_migrations` as an older svc did. */
 const migrateTo = (db: FreshDatabase, upTo: number) =>
   Effect.runPromise(
     Migrator.make({})({
-      loader: Effect.succeed(migrations.filter(([id]) => id <= upTo).map(([id, name, run]) => [id, name, Effect.succeed(run)] as const)),
+      loader: Effect.succeed(
+        migrations.filter(([id]) => id <= upTo).map(([id, name, run]) => [id, name, Effect.succeed(run)] as const)
+      ),
       table: "svc_migrations"
     }).pipe(Effect.provide(sqlClientLayer({ _tag: "Url", ...db.database, schema: db.database.schema })))
   )
 
 const insert = (db: FreshDatabase, table: string, row: Record<string, unknown>) => {
   const names = Object.keys(row)
-  return db.query(`INSERT INTO ${table} (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`, Object.values(row))
+  return db.query(
+    `INSERT INTO ${table} (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`,
+    Object.values(row)
+  )
 }
 
 const asServer = (running: RunningServer, db: FreshDatabase): TestServer => ({
@@ -52,9 +79,16 @@ const subjectId = `sub_UpGrAdE${newSubjectId().slice(4)}`
 
 beforeAll(async () => {
   const scratch = await freshDatabase("sqlite")
-  const running = await startServer({ database: scratch.database, apiKeys: [API_KEY], ...quiet }, { port: 0, host: "127.0.0.1" })
+  const running = await startServer({ database: scratch.database, apiKeys: [API_KEY], ...quiet }, {
+    port: 0,
+    host: "127.0.0.1"
+  })
   try {
-    const saved = await save(asServer(running, scratch), cookieSave({ subjectId, externalSubjectId: "user-upgrade" }), bearer(API_KEY))
+    const saved = await save(
+      asServer(running, scratch),
+      cookieSave({ subjectId, externalSubjectId: "user-upgrade" }),
+      bearer(API_KEY)
+    )
     expect(saved.status, JSON.stringify(saved.body)).toBe(200)
     const [subject] = await scratch.query("SELECT * FROM svc_subjects WHERE id = ?", [subjectId])
     const [consent] = await scratch.query("SELECT * FROM svc_consents WHERE subject_id = ?", [subjectId])
@@ -79,7 +113,13 @@ describe.each(dialects)("upgrading a database made by migrations 1-5 [%s]", (dia
     // Releases as the old table held them: no revision column; publish order is created_at.
     const release = (id: string, type: string, version: string, createdAt: number) =>
       insert(db, "svc_legal_documents", {
-        id, tenant_id: "", type, version, hash: `hash-${id}`, effective_date: Date.UTC(2026, 0, 1), created_at: createdAt
+        id,
+        tenant_id: "",
+        type,
+        version,
+        hash: `hash-${id}`,
+        effective_date: Date.UTC(2026, 0, 1),
+        created_at: createdAt
       })
     await release("pol_old_b", "privacy_policy", "2.0", 2_000)
     await release("pol_old_a", "privacy_policy", "1.0", 1_000)
@@ -102,7 +142,8 @@ describe.each(dialects)("upgrading a database made by migrations 1-5 [%s]", (dia
 
   it("6: numbers the old releases per type in publish order, and the latest stays current", async () => {
     const rows = await db.query("SELECT id, revision FROM svc_legal_documents ORDER BY id")
-    expect(rows.map((row) => [row.id, Number(row.revision)])).toEqual([["pol_old_a", 1], ["pol_old_b", 2], ["pol_old_t", 1]])
+    expect(rows.map((row) => [row.id, Number(row.revision)])).toEqual([["pol_old_a", 1], ["pol_old_b", 2], ["pol_old_t",
+      1]])
     const current = await call(server, "GET", "/legal-documents/privacy_policy/current")
     expect(current.status, JSON.stringify(current.body)).toBe(200)
     expect(current.body.policy.version).toBe("2.0")
@@ -114,18 +155,29 @@ describe.each(dialects)("upgrading a database made by migrations 1-5 [%s]", (dia
 
   it("6 and 7: a publish after the upgrade gets the next revision and becomes current", async () => {
     const put = await call(server, "PUT", "/legal-documents/privacy_policy/current", {
-      version: "3.0", hash: "hash-new", effectiveDate: "2026-02-01"
+      version: "3.0",
+      hash: "hash-new",
+      effectiveDate: "2026-02-01"
     }, bearer(API_KEY))
     expect(put.status, JSON.stringify(put.body)).toBe(200)
-    const [row] = await db.query("SELECT revision FROM svc_legal_documents WHERE type = ? AND version = ?", ["privacy_policy", "3.0"])
+    const [row] = await db.query("SELECT revision FROM svc_legal_documents WHERE type = ? AND version = ?", [
+      "privacy_policy",
+      "3.0"
+    ])
     expect(Number(row?.revision)).toBe(3)
     expect((await call(server, "GET", "/legal-documents/privacy_policy/current")).body.policy.version).toBe("3.0")
   })
 
   it("7: the store refuses a second release with a revision already taken", async () => {
     await expect(insert(db, "svc_legal_documents", {
-      id: "pol_dup", tenant_id: "", type: "privacy_policy", version: "x", hash: "hash-dup",
-      effective_date: 0, created_at: 3_000, revision: 2
+      id: "pol_dup",
+      tenant_id: "",
+      type: "privacy_policy",
+      version: "x",
+      hash: "hash-dup",
+      effective_date: 0,
+      created_at: 3_000,
+      revision: 2
     })).rejects.toThrow()
   })
 
@@ -134,7 +186,13 @@ describe.each(dialects)("upgrading a database made by migrations 1-5 [%s]", (dia
     expect(view.status, JSON.stringify(view.body)).toBe(200)
     expect(view.body.subject.externalId).toBe("user-upgrade")
     expect(JSON.stringify(view.body)).toContain("cookie_banner")
-    const check = await call(server, "GET", "/consents/check?externalId=user-upgrade&type=cookie_banner", undefined, bearer(API_KEY))
+    const check = await call(
+      server,
+      "GET",
+      "/consents/check?externalId=user-upgrade&type=cookie_banner",
+      undefined,
+      bearer(API_KEY)
+    )
     expect(check.status).toBe(200)
     expect(check.body.results.cookie_banner.hasConsent).toBe(true)
   })
@@ -142,7 +200,11 @@ describe.each(dialects)("upgrading a database made by migrations 1-5 [%s]", (dia
   it("8: identifiers written before the upgrade compare with their case", async () => {
     expect((await call(server, "GET", `/subjects/${subjectId.toLowerCase()}`)).status).toBe(404)
     const swapped = `sub_${subjectId.slice(4).toLowerCase()}`
-    const second = await save(server, cookieSave({ subjectId: swapped, externalSubjectId: "user-lower" }), bearer(API_KEY))
+    const second = await save(
+      server,
+      cookieSave({ subjectId: swapped, externalSubjectId: "user-lower" }),
+      bearer(API_KEY)
+    )
     expect(second.status, JSON.stringify(second.body)).toBe(200)
     expect((await call(server, "GET", `/subjects/${subjectId}`)).body.subject.externalId).toBe("user-upgrade")
     if (dialect === "mysql") {

@@ -29,7 +29,10 @@ const gvlEndpoint = () => {
     server?.closeAllConnections()
     await new Promise((done) => server?.close(done))
   })
-  return { state, url: () => `http://127.0.0.1:${(server!.address() as AddressInfo).port}/v3/vendor-list.json?key=secret` }
+  return {
+    state,
+    url: () => `http://127.0.0.1:${(server!.address() as AddressInfo).port}/v3/vendor-list.json?key=secret`
+  }
 }
 
 describe("GVL from a file", () => {
@@ -37,8 +40,11 @@ describe("GVL from a file", () => {
   const allowed = useServer("sqlite", { manifest, gvl: { file: GVL_FIXTURE, vendorIds: [2, 8, 755, 999] } })
   const declined = useServer("sqlite", { manifest, gvl: { enabled: false, file: GVL_FIXTURE } })
   const absent = useServer("sqlite", { manifest })
-  const init = async (s: typeof server, query: string, headers: Record<string, string> = {}) =>
-    (await (await s.fetch(`/init${query}`, { headers })).json())
+  const init = async (
+    s: typeof server,
+    query: string,
+    headers: Record<string, string> = {}
+  ) => (await (await s.fetch(`/init${query}`, { headers })).json())
 
   it("carries the list, in its v3 shape, on a matched IAB rule only", async () => {
     const body = await init(server, "?country=FR")
@@ -75,7 +81,9 @@ describe("GVL from an endpoint", () => {
   // real timers. The endpoint and the requests are real; only time is the test's.
   const INTERVAL = 3600
   let instance: ReturnType<typeof svcInstance> | undefined
-  let web: { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> } | undefined
+  let web:
+    | { readonly handler: (request: Request) => Promise<Response>; readonly dispose: () => Promise<void> }
+    | undefined
   let clock: TestClock.TestClock | undefined
   beforeAll(() => {
     instance = svcInstance({
@@ -96,7 +104,8 @@ describe("GVL from an endpoint", () => {
   })
   const init = async () => (await web!.handler(new Request("http://svc.example/init?country=FR"))).json()
   /** Moves the instance's clock by one refresh interval (the sleeping refresh wakes). */
-  const nextInterval = () => Effect.runPromise(TestClock.adjust(Duration.seconds(INTERVAL)).pipe(Effect.withClock(clock!)))
+  const nextInterval = () =>
+    Effect.runPromise(TestClock.adjust(Duration.seconds(INTERVAL)).pipe(Effect.withClock(clock!)))
 
   it("loads at start, refreshes on its interval, and keeps the last good copy when the source fails", async () => {
     expect((await init()).gvl.vendorListVersion).toBe(120)

@@ -7,7 +7,13 @@ const options = {
   trustedOrigins: ["shop.example"],
   manifest: {
     policyRules: [
-      { id: "ca", match: { regions: ["US-CA"] }, model: "opt-out" as const, categories, gpcDenies: ["marketing" as const] },
+      {
+        id: "ca",
+        match: { regions: ["US-CA"] },
+        model: "opt-out" as const,
+        categories,
+        gpcDenies: ["marketing" as const]
+      },
       { id: "eu", match: { countries: ["DE", "FR"] }, model: "opt-in" as const, categories },
       { id: "rest", match: { default: true as const }, model: "opt-out" as const, categories }
     ]
@@ -28,7 +34,8 @@ const requests: ReadonlyArray<readonly [string, Record<string, string>]> = [
 
 const comparable = async (response: Response) => {
   const headers = Object.fromEntries(
-    ["content-type", "cache-control", "vary", "access-control-allow-origin", "access-control-allow-credentials", "access-control-expose-headers"]
+    ["content-type", "cache-control", "vary", "access-control-allow-origin", "access-control-allow-credentials",
+      "access-control-expose-headers"]
       .map((name) => [name, response.headers.get(name)])
   )
   return { status: response.status, headers, body: await response.json() }
@@ -48,7 +55,8 @@ describe.each(configurations)("GET /init: fast path and pipeline answer alike (%
   const prefix = "basePath" in configuration ? "/consent" : ""
 
   it.each(requests)("%s", async (path, headers) => {
-    const [a, b] = await Promise.all([fast.fetch(prefix + path, { headers }), pipeline.fetch(prefix + path, { headers })])
+    const [a, b] = await Promise.all([fast.fetch(prefix + path, { headers }),
+      pipeline.fetch(prefix + path, { headers })])
     expect(await comparable(a)).toEqual(await comparable(b))
     if (headers["x-request-id"] !== undefined) expect(a.headers.get("x-request-id")).toBe(headers["x-request-id"])
     else expect(a.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)

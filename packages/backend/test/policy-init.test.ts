@@ -15,7 +15,14 @@ const SIGNING_KEY = "policy-init-test-signing-key-0123456789abcdef"
 interface Init {
   revision: string
   hosting: string
-  policyResolution: { status: string; reason: string | null; matchedBy: string | null; policyId: string | null; fingerprint: string | null; model: string | null }
+  policyResolution: {
+    status: string
+    reason: string | null
+    matchedBy: string | null
+    policyId: string | null
+    fingerprint: string | null
+    model: string | null
+  }
   policy: { id: string; fingerprint: string; translationProfile?: string } | null
   location: { country: string | null; region: string | null }
   language: string
@@ -86,8 +93,12 @@ describe("GET /init", () => {
 
   it("locates the visitor from the usual edge headers when no override is given", async () => {
     expect(await matched("", { "cf-ipcountry": "FR" })).toEqual(["fr-iab", "country"])
-    expect(await matched("", { "x-vercel-ip-country": "US", "x-vercel-ip-country-region": "CA" })).toEqual(["us-ca", "region"])
-    expect(await matched("", { "cloudfront-viewer-country": "US", "cloudfront-viewer-country-region": "CA" })).toEqual(["us-ca", "region"])
+    expect(await matched("", { "x-vercel-ip-country": "US", "x-vercel-ip-country-region": "CA" })).toEqual(["us-ca",
+      "region"])
+    expect(await matched("", { "cloudfront-viewer-country": "US", "cloudfront-viewer-country-region": "CA" })).toEqual([
+      "us-ca",
+      "region"
+    ])
     expect(await matched("", { "cf-ipcountry": "XX" })).toEqual(["unknown", "fallback"])
     // overrides beat the edge; an override region pairs with the edge country
     expect(await matched("?country=JP", { "cf-ipcountry": "FR" })).toEqual(["rest", "default"])
@@ -97,7 +108,9 @@ describe("GET /init", () => {
   })
 
   it("tells failures apart: unsupported contract, from the query or the header", async () => {
-    for (const [query, headers] of [["?contract=2", {}], ["?contract=abc&country=DE", {}], ["", { "x-svc-policy-contract": "2" }]] as const) {
+    for (const [query, headers] of [["?contract=2", {}], ["?contract=abc&country=DE", {}], ["", {
+      "x-svc-policy-contract": "2"
+    }]] as const) {
       const body = await init(query, headers)
       expect(body.policyResolution, query).toEqual({
         status: "failed",
@@ -132,7 +145,8 @@ describe("GET /init", () => {
   })
 
   it("reads GPC from gpc, x-svc-gpc and Sec-GPC; other values are ignored; a 0 cannot switch off Sec-GPC", async () => {
-    const gpc = async (query: string, headers: Record<string, string> = {}) => (await init(`?country=JP${query}`, headers)).gpc
+    const gpc = async (query: string, headers: Record<string, string> = {}) =>
+      (await init(`?country=JP${query}`, headers)).gpc
     expect(await gpc("")).toBe(false)
     expect(await gpc("&gpc=1")).toBe(true)
     expect(await gpc("", { "x-svc-gpc": "1" })).toBe(true)
@@ -144,18 +158,35 @@ describe("GET /init", () => {
   })
 
   it("echoes the journey, under its names and the legacy alpha.8/alpha.9 names", async () => {
-    expect((await init("?country=DE&journey=jrn_1&journeyScope=checkout&stored=1")).journey).toEqual({ id: "jrn_1", scope: "checkout", stored: "1" })
-    expect((await init("?country=DE&svcJourney=jrn_2&svcJourneyScope=s&svcStored=0")).journey).toEqual({ id: "jrn_2", scope: "s", stored: "0" })
+    expect((await init("?country=DE&journey=jrn_1&journeyScope=checkout&stored=1")).journey).toEqual({
+      id: "jrn_1",
+      scope: "checkout",
+      stored: "1"
+    })
+    expect((await init("?country=DE&svcJourney=jrn_2&svcJourneyScope=s&svcStored=0")).journey).toEqual({
+      id: "jrn_2",
+      scope: "s",
+      stored: "0"
+    })
     expect((await init("?country=DE&journey=new&svcJourney=old")).journey).toEqual({ id: "new" })
     expect((await init("?country=DE")).journey).toBeNull()
     expect((await init(`?country=DE&journey=${"x".repeat(200)}`)).journey).toBeNull()
   })
 
   it("reads the experiment arm as <id>=<arm>, each part URI-encoded, from the query or the header", async () => {
-    const q = new URLSearchParams({ country: "DE", experiment: `${encodeURIComponent("banner test")}=${encodeURIComponent("b=2")}` })
+    const q = new URLSearchParams({
+      country: "DE",
+      experiment: `${encodeURIComponent("banner test")}=${encodeURIComponent("b=2")}`
+    })
     expect((await init(`?${q}`)).experiment).toEqual({ id: "banner test", arm: "b=2" })
-    expect((await init("?country=DE", { "x-svc-experiment": "exp1=control" })).experiment).toEqual({ id: "exp1", arm: "control" })
-    expect((await init("?country=DE&experiment=exp1=a", { "x-svc-experiment": "exp1=b" })).experiment).toEqual({ id: "exp1", arm: "a" })
+    expect((await init("?country=DE", { "x-svc-experiment": "exp1=control" })).experiment).toEqual({
+      id: "exp1",
+      arm: "control"
+    })
+    expect((await init("?country=DE&experiment=exp1=a", { "x-svc-experiment": "exp1=b" })).experiment).toEqual({
+      id: "exp1",
+      arm: "a"
+    })
     expect((await init("?country=DE&experiment=noarm")).experiment).toBeNull()
     expect((await init("?country=DE&experiment=%E0%A4%A=x")).experiment).toBeNull()
   })
@@ -175,8 +206,11 @@ describe("GET /init", () => {
     expect(response.headers.get("cache-control")).toBe("no-store")
     const vary = response.headers.get("vary")!.split(",").map((name) => name.trim().toLowerCase())
     // The spec's header inputs, the edge's location headers, and Origin (CORS), written out ...
-    const spec = ["accept-language", "sec-gpc", "x-svc-version", "x-svc-policy-contract", "x-svc-country", "x-svc-region", "x-svc-gpc", "x-svc-experiment", "x-svc-vendors"]
-    const geo = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country", "x-country-code", "fastly-geo-country", "x-vercel-ip-country-region", "cloudfront-viewer-country-region", "cf-region-code", "x-region-code"]
+    const spec = ["accept-language", "sec-gpc", "x-svc-version", "x-svc-policy-contract", "x-svc-country",
+      "x-svc-region", "x-svc-gpc", "x-svc-experiment", "x-svc-vendors"]
+    const geo = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country", "x-country-code",
+      "fastly-geo-country", "x-vercel-ip-country-region", "cloudfront-viewer-country-region", "cf-region-code",
+      "x-region-code"]
     // ... and the declarations the reading code uses, so a header added there is seen here too.
     const declared = [...Object.keys(InitHeaders.fields), ...COUNTRY_HEADERS, ...REGION_HEADERS]
     expect(vary).toEqual(expect.arrayContaining([...spec, ...geo, ...declared, "origin"]))
@@ -209,8 +243,18 @@ describe("GET /init", () => {
     const body = await init("?country=US&region=CA&gpc=1")
     const token = body.policySnapshotToken!
     expect(decodeProtectedHeader(token).alg).toBe("HS256")
-    const { payload } = await jwtVerify(token, new TextEncoder().encode(SIGNING_KEY), { issuer: "svc", audience: "svc-policy" })
-    expect(payload).toMatchObject({ pid: "us-ca", fp: body.policy!.fingerprint, rev: body.revision, cc: "US", rg: "CA", gpc: true })
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(SIGNING_KEY), {
+      issuer: "svc",
+      audience: "svc-policy"
+    })
+    expect(payload).toMatchObject({
+      pid: "us-ca",
+      fp: body.policy!.fingerprint,
+      rev: body.revision,
+      cc: "US",
+      rg: "CA",
+      gpc: true
+    })
     expect(payload.exp! - payload.iat!).toBe(600)
     expect(Math.abs(payload.iat! - Date.now() / 1000)).toBeLessThan(60)
     const unknown = decodeJwt((await init("")).policySnapshotToken!)
@@ -235,7 +279,8 @@ describe("GET /init resolutions without fallback or default, tenant audience, no
     manifest: { policyRules: [{ id: "world", match: { default: true }, model: "none", categories: [] }] }
   })
   const empty = useServer("sqlite", { policySnapshot: { signingKey: SIGNING_KEY } })
-  const get = async (server: typeof strict, query: string) => (await (await server.fetch(`/init${query}`)).json()) as Init
+  const get = async (server: typeof strict, query: string) =>
+    (await (await server.fetch(`/init${query}`)).json()) as Init
 
   it("no-match when the country is known but no rule applies; insufficient-inputs when it is unknown", async () => {
     const none = await get(strict, "?country=JP")
@@ -249,7 +294,12 @@ describe("GET /init resolutions without fallback or default, tenant audience, no
 
   it("the default rule applies when the country is unknown and there is no fallback rule", async () => {
     const body = await get(defaultOnly, "")
-    expect(body.policyResolution).toMatchObject({ status: "matched", matchedBy: "default", policyId: "world", model: "none" })
+    expect(body.policyResolution).toMatchObject({
+      status: "matched",
+      matchedBy: "default",
+      policyId: "world",
+      model: "none"
+    })
     expect(body.policySnapshotToken).toBeUndefined() // signing not configured
   })
 
@@ -262,7 +312,9 @@ describe("GET /init resolutions without fallback or default, tenant audience, no
 
   it("signs for the tenant's audience", async () => {
     const body = await get(strict, "?country=DE")
-    const { payload } = await jwtVerify(body.policySnapshotToken!, new TextEncoder().encode(SIGNING_KEY), { audience: "svc-policy:acme" })
+    const { payload } = await jwtVerify(body.policySnapshotToken!, new TextEncoder().encode(SIGNING_KEY), {
+      audience: "svc-policy:acme"
+    })
     expect(payload.pid).toBe("eu")
   })
 })
@@ -272,7 +324,9 @@ describe("/manifest and /init agree", () => {
 
   /** The documented algorithm, run by a host on the cached manifest. */
   const resolveFromManifest = (
-    packs: ReadonlyArray<{ id: string; match: { countries?: Array<string>; regions?: Array<string>; fallback?: true; default?: true } }>,
+    packs: ReadonlyArray<
+      { id: string; match: { countries?: Array<string>; regions?: Array<string>; fallback?: true; default?: true } }
+    >,
     country: string | null,
     region: string | null
   ) => {

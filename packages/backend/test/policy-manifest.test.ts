@@ -35,7 +35,13 @@ describe("GET /manifest", () => {
   it("applies the rule defaults it publishes", async () => {
     const body = await (await server.fetch("/manifest")).json()
     const rest = body.policyPacks.find((p: { id: string }) => p.id === "rest")
-    expect(rest).toMatchObject({ prompt: "banner", preselected: [], validityDays: 365, gpcDenies: ["marketing"], proof: { storeIp: true, storeUserAgent: true } })
+    expect(rest).toMatchObject({
+      prompt: "banner",
+      preselected: [],
+      validityDays: 365,
+      gpcDenies: ["marketing"],
+      proof: { storeIp: true, storeUserAgent: true }
+    })
     const eu = body.policyPacks.find((p: { id: string }) => p.id === "eu")
     expect(eu.gpcDenies).toEqual([])
     expect(eu.translationProfile).toBe("strict")
@@ -60,7 +66,7 @@ describe("GET /manifest", () => {
       expect(response.headers.get("cache-control")).toContain("s-maxage=60")
       expect(await response.text()).toBe("")
     }
-    const stale = await server.fetch("/manifest", { headers: { "if-none-match": "\"stale\"" } })
+    const stale = await server.fetch("/manifest", { headers: { "if-none-match": '"stale"' } })
     expect(stale.status).toBe(200)
   })
 
@@ -68,7 +74,10 @@ describe("GET /manifest", () => {
     Effect.gen(function*() {
       const client = yield* server.client
       const first = yield* client.policy.manifest({ urlParams: {}, headers: {} })
-      const again = yield* client.policy.manifest({ urlParams: {}, headers: { "if-none-match": `"${first!.revision}"` } })
+      const again = yield* client.policy.manifest({
+        urlParams: {},
+        headers: { "if-none-match": `"${first!.revision}"` }
+      })
       expect(again).toBeUndefined()
     }))
 
@@ -108,11 +117,14 @@ describe("GET /manifest", () => {
 
   it("reports hosting and changes the revision with it; carries no visitor data", async () => {
     const self = await (await server.fetch("/manifest")).json()
-    const response = await managed.fetch("/manifest", { headers: { "cf-ipcountry": "DE", "accept-language": "de", "sec-gpc": "1" } })
+    const response = await managed.fetch("/manifest", {
+      headers: { "cf-ipcountry": "DE", "accept-language": "de", "sec-gpc": "1" }
+    })
     const body = await response.json()
     expect(body.hosting).toBe("managed")
     expect(body.revision).not.toBe(self.revision)
-    for (const key of ["location", "gpc", "policyResolution", "policySnapshotToken", "language", "journey"]) expect(body).not.toHaveProperty(key)
+    for (const key of ["location", "gpc", "policyResolution", "policySnapshotToken", "language", "journey"])
+      expect(body).not.toHaveProperty(key)
     // The same document whatever the visitor sends.
     expect(await (await managed.fetch("/manifest")).json()).toEqual(body)
   })
@@ -159,7 +171,8 @@ describe("fingerprints and revision", () => {
   const sameAgain = useServer("sqlite", { manifest: { policyRules: [{ ...base }] } })
 
   it("hashes a rule's behaviour, not its id, match or category order", async () => {
-    const packs: Array<{ id: string; fingerprint: string }> = (await (await variants.fetch("/manifest")).json()).policyPacks
+    const packs: Array<{ id: string; fingerprint: string }> =
+      (await (await variants.fetch("/manifest")).json()).policyPacks
     const fp = Object.fromEntries(packs.map((p) => [p.id, p.fingerprint]))
     expect(fp.b).toBe(fp.a)
     for (const id of ["c", "d", "e", "f", "g"]) expect(fp[id], id).not.toBe(fp.a)

@@ -51,11 +51,13 @@ describe("sessions.onReport backpressure", () => {
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (next < count) {
         const journey = { id: `jrn_${next++}` }
-        const response = await instance.handler(new Request("http://svc.example/sessions", {
-          method: "POST",
-          headers: { "content-type": "application/json", "x-svc-version": "3.1.0" },
-          body: JSON.stringify({ ...report, journey })
-        }))
+        const response = await instance.handler(
+          new Request("http://svc.example/sessions", {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-svc-version": "3.1.0" },
+            body: JSON.stringify({ ...report, journey })
+          })
+        )
         await response.arrayBuffer()
         statuses.push(response.status)
       }
@@ -66,20 +68,24 @@ describe("sessions.onReport backpressure", () => {
 
   const dropWarnings = () => capture.lines.filter((line) => line.includes("sessions.onReport is not keeping up"))
 
-  it("holds 1,000 reports on a callback that has not settled, drops the rest with one warning, and resumes once it settles", async () => {
-    await send(MAX_IN_FLIGHT + 50)
-    await expect.poll(() => received.length).toBe(MAX_IN_FLIGHT)
-    // The requests past the bound were answered, their reports dropped, not queued.
-    await send(10)
-    await expect.poll(() => dropWarnings().length).toBe(1)
-    expect(received).toHaveLength(MAX_IN_FLIGHT)
-    expect(dropWarnings()[0]).toMatch(/dropped=1\b/)
+  it(
+    "holds 1,000 reports on a callback that has not settled, drops the rest with one warning, and resumes once it settles",
+    async () => {
+      await send(MAX_IN_FLIGHT + 50)
+      await expect.poll(() => received.length).toBe(MAX_IN_FLIGHT)
+      // The requests past the bound were answered, their reports dropped, not queued.
+      await send(10)
+      await expect.poll(() => dropWarnings().length).toBe(1)
+      expect(received).toHaveLength(MAX_IN_FLIGHT)
+      expect(dropWarnings()[0]).toMatch(/dropped=1\b/)
 
-    // The callback catches up: the next report is delivered.
-    pending.splice(0).forEach((settle) => settle())
-    await send(1)
-    await expect.poll(() => received.length).toBe(MAX_IN_FLIGHT + 1)
-    expect(received.at(-1)?.journey?.id).toBe("jrn_0")
-    expect(dropWarnings()).toHaveLength(1)
-  }, 120_000)
+      // The callback catches up: the next report is delivered.
+      pending.splice(0).forEach((settle) => settle())
+      await send(1)
+      await expect.poll(() => received.length).toBe(MAX_IN_FLIGHT + 1)
+      expect(received.at(-1)?.journey?.id).toBe("jrn_0")
+      expect(dropWarnings()).toHaveLength(1)
+    },
+    120_000
+  )
 })

@@ -36,7 +36,10 @@ describe.each(dialects)("POST /sessions [%s]", (dialect) => {
 
   it("hands the report to sessions.onReport with the masked X-SVC-Client-IP and user agent, answers 204 and writes nothing", async () => {
     reports.length = 0
-    const response = await server.fetch("/sessions", post(report, { "x-svc-client-ip": "203.0.113.77", "user-agent": "Visitor/1.0" }))
+    const response = await server.fetch(
+      "/sessions",
+      post(report, { "x-svc-client-ip": "203.0.113.77", "user-agent": "Visitor/1.0" })
+    )
     expect(response.status).toBe(204)
     expect(await response.text()).toBe("")
     const received = await lastReport()
@@ -64,7 +67,10 @@ describe.each(dialects)("POST /sessions [%s]", (dialect) => {
     Effect.gen(function*() {
       reports.length = 0
       const client = yield* server.client
-      yield* client.policy.reportSession({ headers: { "x-svc-version": "3.1.0" }, payload: { ...report, source: "render" } })
+      yield* client.policy.reportSession({
+        headers: { "x-svc-version": "3.1.0" },
+        payload: { ...report, source: "render" }
+      })
       expect((yield* Effect.promise(lastReport)).source).toBe("render")
     }))
 
@@ -93,7 +99,7 @@ describe.each(dialects)("POST /sessions [%s]", (dialect) => {
   })
 
   it("refuses malformed JSON and invalid reports with 400 naming the field; source init is reserved", async () => {
-    const malformed = await server.fetch("/sessions", post("{\"source\":"))
+    const malformed = await server.fetch("/sessions", post('{"source":'))
     expect(malformed.status).toBe(400)
     expect((await malformed.json()).cause.code).toBe("INVALID_REQUEST")
     for (const [field, body] of [
@@ -122,10 +128,16 @@ describe("session reports from /init", () => {
       }
     }
   })
-  const rejecting = useServer("sqlite", { manifest, sessions: { onReport: () => Promise.reject(new Error("callback rejected")) } })
+  const rejecting = useServer("sqlite", {
+    manifest,
+    sessions: { onReport: () => Promise.reject(new Error("callback rejected")) }
+  })
   // A slow callback: its promises settle only when the test says so, after the requests were answered.
   const held: Array<() => void> = []
-  const slow = useServer("sqlite", { manifest, sessions: { onReport: () => new Promise<void>((done) => held.push(done)) } })
+  const slow = useServer("sqlite", {
+    manifest,
+    sessions: { onReport: () => new Promise<void>((done) => held.push(done)) }
+  })
   const hanging = useServer("sqlite", { manifest, sessions: { onReport: () => new Promise(() => {}) } })
 
   it("reports each resolution with source init, the revision, the policy and the visitor's inputs", async () => {
@@ -157,7 +169,9 @@ describe("session reports from /init", () => {
   it("sends no report for HEAD requests, prefetches or prerenders", async () => {
     reports.length = 0
     expect((await server.fetch("/init?country=DE", { method: "HEAD" })).status).toBe(200)
-    for (const headers of [{ "sec-purpose": "prefetch" }, { "sec-purpose": "prefetch;prerender" }, { purpose: "prefetch" }]) {
+    for (const headers of [{ "sec-purpose": "prefetch" }, { "sec-purpose": "prefetch;prerender" }, {
+      purpose: "prefetch"
+    }]) {
       expect((await server.fetch("/init?country=DE", { headers })).status).toBe(200)
     }
     await server.fetch("/init?country=DE") // a page view: the only report

@@ -22,7 +22,12 @@ const manifest: TestOptions["manifest"] = {
       proof: { storeIp: false, storeUserAgent: false }
     },
     { id: "unregulated", match: { countries: ["US"] }, model: "none", categories: [] },
-    { id: "rest", match: { default: true }, model: "opt-out", categories: ["measurement", "marketing", "functionality", "experience"] }
+    {
+      id: "rest",
+      match: { default: true },
+      model: "opt-out",
+      categories: ["measurement", "marketing", "functionality", "experience"]
+    }
   ]
 }
 
@@ -69,7 +74,9 @@ describe.each(dialects)("policy snapshots on saves [%s]", (dialect) => {
   let fingerprints: Record<string, string> = {}
   beforeAll(async () => {
     const { body } = await call(server, "GET", "/manifest")
-    fingerprints = Object.fromEntries(body.policyPacks.map((p: { id: string; fingerprint: string }) => [p.id, p.fingerprint]))
+    fingerprints = Object.fromEntries(
+      body.policyPacks.map((p: { id: string; fingerprint: string }) => [p.id, p.fingerprint])
+    )
   })
   const expectRefused = async (body: Record<string, unknown>, status: number, code: string, reason?: string) => {
     const answer = await save(server, body)
@@ -82,13 +89,22 @@ describe.each(dialects)("policy snapshots on saves [%s]", (dialect) => {
     const init = await call(server, "GET", "/init?country=DE")
     const token = init.body.policySnapshotToken
     expect(typeof token).toBe("string")
-    const body = cookieSave({ policySnapshotToken: token, preferences: { ...allPreferences(false), measurement: true } })
+    const body = cookieSave({
+      policySnapshotToken: token,
+      preferences: { ...allPreferences(false), measurement: true }
+    })
     const answer = await save(server, body)
     expect(answer.status, JSON.stringify(answer.body)).toBe(200)
     expect(answer.body.runtimePolicySource).toBe("snapshot_token")
     const [row] = await consentRows(server, body.subjectId as string)
-    expect(row).toMatchObject({ policy_id: "eu", policy_fingerprint: fingerprints.eu, runtime_policy_source: "snapshot_token" })
-    const event = server.requestEvents().find((e) => e.route === "/subjects" && e["consent.decisionSource"] !== undefined)
+    expect(row).toMatchObject({
+      policy_id: "eu",
+      policy_fingerprint: fingerprints.eu,
+      runtime_policy_source: "snapshot_token"
+    })
+    const event = server.requestEvents().find((e) =>
+      e.route === "/subjects" && e["consent.decisionSource"] !== undefined
+    )
     expect(event?.["consent.decisionSource"]).toBe("snapshot_token")
   })
 
@@ -96,11 +112,18 @@ describe.each(dialects)("policy snapshots on saves [%s]", (dialect) => {
     it("accepts a save replayed after expiry with givenAt kept, createdAt at receipt, as snapshot_token_replayed", async () => {
       const issuedAt = Date.now() - 3 * DAY
       const givenAt = issuedAt + 5 * MINUTE
-      const body = cookieSave({ givenAt, policySnapshotToken: await mint(fingerprints, { issuedAt }), preferences: { ...allPreferences(false), marketing: true } })
+      const body = cookieSave({
+        givenAt,
+        policySnapshotToken: await mint(fingerprints, { issuedAt }),
+        preferences: { ...allPreferences(false), marketing: true }
+      })
       const before = Date.now()
       const answer = await save(server, body)
       expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-      expect(answer.body).toMatchObject({ runtimePolicySource: "snapshot_token_replayed", givenAt: new Date(givenAt).toISOString() })
+      expect(answer.body).toMatchObject({
+        runtimePolicySource: "snapshot_token_replayed",
+        givenAt: new Date(givenAt).toISOString()
+      })
       const [row] = await consentRows(server, body.subjectId as string)
       expect(Number(row!.given_at)).toBe(givenAt)
       expect(Number(row!.created_at)).toBeGreaterThanOrEqual(before)
@@ -130,24 +153,44 @@ describe.each(dialects)("policy snapshots on saves [%s]", (dialect) => {
       const token = await mint(fingerprints, { issuedAt, ttlSeconds: 1800 })
       const expiresAt = issuedAt + 30 * MINUTE
       for (const givenAt of [issuedAt - 9 * MINUTE, expiresAt + 9 * MINUTE]) {
-        expect((await save(server, cookieSave({ givenAt, policySnapshotToken: token, preferences: allPreferences(false) }))).status).toBe(200)
+        expect(
+          (await save(server, cookieSave({ givenAt, policySnapshotToken: token, preferences: allPreferences(false) })))
+            .status
+        ).toBe(200)
       }
       for (const givenAt of [issuedAt - 11 * MINUTE, expiresAt + 11 * MINUTE]) {
-        await expectRefused(cookieSave({ givenAt, policySnapshotToken: token, preferences: allPreferences(false) }), 409, "POLICY_SNAPSHOT_EXPIRED")
+        await expectRefused(
+          cookieSave({ givenAt, policySnapshotToken: token, preferences: allPreferences(false) }),
+          409,
+          "POLICY_SNAPSHOT_EXPIRED"
+        )
       }
     })
 
     it("rule 3: refuses a save arriving more than replayWindowSeconds after the token expired", async () => {
       const issuedAt = Date.now() - 8 * DAY
       const token = await mint(fingerprints, { issuedAt })
-      await expectRefused(cookieSave({ givenAt: issuedAt + MINUTE, policySnapshotToken: token, preferences: allPreferences(false) }), 409, "POLICY_SNAPSHOT_EXPIRED")
+      await expectRefused(
+        cookieSave({ givenAt: issuedAt + MINUTE, policySnapshotToken: token, preferences: allPreferences(false) }),
+        409,
+        "POLICY_SNAPSHOT_EXPIRED"
+      )
       const inWindow = Date.now() - 6 * DAY
-      const ok = await save(server, cookieSave({ givenAt: inWindow + MINUTE, policySnapshotToken: await mint(fingerprints, { issuedAt: inWindow }), preferences: allPreferences(false) }))
+      const ok = await save(
+        server,
+        cookieSave({
+          givenAt: inWindow + MINUTE,
+          policySnapshotToken: await mint(fingerprints, { issuedAt: inWindow }),
+          preferences: allPreferences(false)
+        })
+      )
       expect(ok.status).toBe(200)
     })
 
     it("rule 4: refuses with 422 STALE_POLICY policy-changed when the manifest no longer has the rule under that fingerprint", async () => {
-      for (const token of [await mint(fingerprints, { policyId: "retired" }), await mint(fingerprints, { fingerprint: "old-fingerprint" })]) {
+      for (const token of [await mint(fingerprints, { policyId: "retired" }),
+        await mint(fingerprints, { fingerprint: "old-fingerprint" })])
+      {
         await expectRefused(cookieSave({ policySnapshotToken: token }), 422, "STALE_POLICY", "policy-changed")
       }
     })
@@ -155,18 +198,29 @@ describe.each(dialects)("policy snapshots on saves [%s]", (dialect) => {
 
   it("refuses with 422 STALE_POLICY decision-mismatch a save granting a category the policy does not offer", async () => {
     const token = await mint(fingerprints, { policyId: "eu" })
-    await expectRefused(cookieSave({ policySnapshotToken: token, preferences: allPreferences(true) }), 422, "STALE_POLICY", "decision-mismatch")
     await expectRefused(
-      cookieSave({ policySnapshotToken: token, preferences: allPreferences(false), receipts: { experience: { value: true, confirmedAt: Date.now() } } }),
+      cookieSave({ policySnapshotToken: token, preferences: allPreferences(true) }),
+      422,
+      "STALE_POLICY",
+      "decision-mismatch"
+    )
+    await expectRefused(
+      cookieSave({
+        policySnapshotToken: token,
+        preferences: allPreferences(false),
+        receipts: { experience: { value: true, confirmedAt: Date.now() } }
+      }),
       422,
       "STALE_POLICY",
       "decision-mismatch"
     )
     // refusing a category the policy does not offer is no mismatch
-    expect((await save(server, cookieSave({ policySnapshotToken: token, preferences: allPreferences(false) }))).status).toBe(200)
+    expect((await save(server, cookieSave({ policySnapshotToken: token, preferences: allPreferences(false) }))).status)
+      .toBe(200)
     // nor is any grant under a rule of model none, which asks nothing and grants everything
     const none = await mint(fingerprints, { policyId: "unregulated" })
-    expect((await save(server, cookieSave({ policySnapshotToken: none, preferences: allPreferences(true) }))).status).toBe(200)
+    expect((await save(server, cookieSave({ policySnapshotToken: none, preferences: allPreferences(true) }))).status)
+      .toBe(200)
   })
 
   it("refuses with 422 STALE_POLICY incomplete-inputs a cookie-banner save without a token, unless an API key records it", async () => {
@@ -179,20 +233,33 @@ describe.each(dialects)("policy snapshots on saves [%s]", (dialect) => {
 
   it("respects the matched rule's proof settings", async () => {
     const headers = { "x-forwarded-for": "203.0.113.77", "user-agent": "ProofBrowser/1.0" }
-    const quiet = cookieSave({ policySnapshotToken: await mint(fingerprints, { policyId: "quiet" }), preferences: allPreferences(false) })
+    const quiet = cookieSave({
+      policySnapshotToken: await mint(fingerprints, { policyId: "quiet" }),
+      preferences: allPreferences(false)
+    })
     expect((await save(server, quiet, headers)).status).toBe(200)
     const [quietRow] = await consentRows(server, quiet.subjectId as string)
     expect(quietRow).toMatchObject({ ip_address: null, user_agent: null, policy_id: "quiet" })
-    const eu = cookieSave({ policySnapshotToken: await mint(fingerprints, { policyId: "eu" }), preferences: allPreferences(false) })
+    const eu = cookieSave({
+      policySnapshotToken: await mint(fingerprints, { policyId: "eu" }),
+      preferences: allPreferences(false)
+    })
     expect((await save(server, eu, headers)).status).toBe(200)
     const [euRow] = await consentRows(server, eu.subjectId as string)
-    expect(euRow).toMatchObject({ ip_address: "203.0.113.0", user_agent: "ProofBrowser/1.0", policy_fingerprint: fingerprints.eu })
+    expect(euRow).toMatchObject({
+      ip_address: "203.0.113.0",
+      user_agent: "ProofBrowser/1.0",
+      policy_fingerprint: fingerprints.eu
+    })
   })
 
   it("reports isLatestPolicy false for a record whose policy the manifest no longer has under that fingerprint", async () => {
     // a record made elsewhere under an older fingerprint of rule eu
     const subjectId = newSubjectId()
-    await save(server, cookieSave({ subjectId, policySnapshotToken: await mint(fingerprints), preferences: allPreferences(false) }))
+    await save(
+      server,
+      cookieSave({ subjectId, policySnapshotToken: await mint(fingerprints), preferences: allPreferences(false) })
+    )
     await server.db().query("UPDATE svc_consents SET policy_fingerprint = ? WHERE subject_id = ?", ["older", subjectId])
     const view = await call(server, "GET", `/subjects/${subjectId}`)
     expect(view.body.consents[0].isLatestPolicy).toBe(false)
@@ -209,12 +276,18 @@ describe.each(dialects)("replay window 0 and stale retries [%s]", (dialect) => {
   let fingerprints: Record<string, string> = {}
   beforeAll(async () => {
     const { body } = await call(lenient!, "GET", "/manifest")
-    fingerprints = Object.fromEntries(body.policyPacks.map((p: { id: string; fingerprint: string }) => [p.id, p.fingerprint]))
+    fingerprints = Object.fromEntries(
+      body.policyPacks.map((p: { id: string; fingerprint: string }) => [p.id, p.fingerprint])
+    )
   })
 
   it("refuses every late save with replayWindowSeconds 0, and accepts live ones", async () => {
     const issuedAt = Date.now() - 31 * MINUTE
-    const late = cookieSave({ givenAt: issuedAt + MINUTE, policySnapshotToken: await mint(fingerprints, { issuedAt }), preferences: allPreferences(false) })
+    const late = cookieSave({
+      givenAt: issuedAt + MINUTE,
+      policySnapshotToken: await mint(fingerprints, { issuedAt }),
+      preferences: allPreferences(false)
+    })
     const refused = await save(strict!, late)
     expect(refused.status).toBe(409)
     expect(refused.body.cause.code).toBe("POLICY_SNAPSHOT_EXPIRED")
@@ -224,7 +297,11 @@ describe.each(dialects)("replay window 0 and stale retries [%s]", (dialect) => {
 
   it("answers a retry of a landed save with the existing record even where its token is now refused", async () => {
     const issuedAt = Date.now() - DAY
-    const body = cookieSave({ givenAt: issuedAt + MINUTE, policySnapshotToken: await mint(fingerprints, { issuedAt }), preferences: allPreferences(false) })
+    const body = cookieSave({
+      givenAt: issuedAt + MINUTE,
+      policySnapshotToken: await mint(fingerprints, { issuedAt }),
+      preferences: allPreferences(false)
+    })
     const landed = await save(lenient!, body)
     expect(landed.status).toBe(200)
     const retried = await save(strict!, body)

@@ -11,7 +11,10 @@ describe("rateLimit option validation", () => {
     for (const rateLimit of [
       {},
       { store: "memory" },
-      { store: { redis: "redis://127.0.0.1:6379/2", keyPrefix: "site-a:" }, publicWrites: { limit: 10, windowSeconds: 1 } },
+      {
+        store: { redis: "redis://127.0.0.1:6379/2", keyPrefix: "site-a:" },
+        publicWrites: { limit: 10, windowSeconds: 1 }
+      },
       { store: { redis: "rediss://user:pw@cache.example:6380" }, publicWrites: false, admin: false },
       { init: { limit: 1000 }, manifest: { limit: 100 }, scripts: { limit: 100, windowSeconds: 10 } }
     ]) {

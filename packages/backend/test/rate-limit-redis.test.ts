@@ -54,12 +54,17 @@ describe("rate limits with Redis down", () => {
 
   beforeAll(async () => {
     for (const method of ["log", "info", "warn", "error", "debug"] as const) {
-      spies.push(vi.spyOn(console, method).mockImplementation((...args: Array<unknown>) => {
-        lines.push(args.map((a) => (typeof a === "string" ? a : String(a))).join(" "))
-      }))
+      spies.push(
+        vi.spyOn(console, method).mockImplementation((...args: Array<unknown>) => {
+          lines.push(args.map((a) => (typeof a === "string" ? a : String(a))).join(" "))
+        })
+      )
     }
     db = await freshDatabase("sqlite")
-    running = await startServer({ ...options, database: db.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })
+    running = await startServer({ ...options, database: db.database, observability: { requests: "none" } }, {
+      port: 0,
+      host: "127.0.0.1"
+    })
   })
   afterAll(async () => {
     spies.forEach((spy) => spy.mockRestore())

@@ -61,7 +61,8 @@ describe.each(dialects)("rate limits, memory store [%s]", (dialect) => {
   })
 
   it("limits administrative routes per API key; a wrong key is still 401", async () => {
-    const check = (key: string) => call(adminLimited!, "GET", "/consents/check?externalId=u-1&type=cookie_banner", undefined, bearer(key))
+    const check = (key: string) =>
+      call(adminLimited!, "GET", "/consents/check?externalId=u-1&type=cookie_banner", undefined, bearer(key))
     expect((await check(KEY_A)).status).toBe(200)
     expect((await check(KEY_A)).status).toBe(200)
     expectRateLimited(await check(KEY_A))
@@ -76,7 +77,11 @@ describe.each(dialects)("rate limits, memory store [%s]", (dialect) => {
       const get = async () => {
         const response = await readsLimited!.fetch(path, { headers: { "x-client": "198.51.100.7" } })
         const text = await response.text()
-        return { status: response.status, body: response.status === 429 ? JSON.parse(text) : text, headers: response.headers }
+        return {
+          status: response.status,
+          body: response.status === 429 ? JSON.parse(text) : text,
+          headers: response.headers
+        }
       }
       expect((await get()).status, path).toBe(200)
       expect((await get()).status, path).toBe(200)
@@ -91,7 +96,10 @@ describe.each(dialects)("rate limits, memory store [%s]", (dialect) => {
   it("limits nothing without a rateLimit option", async () => {
     for (let i = 0; i < 8; i++) {
       expect((await save(unlimited!, cookieSave())).status).toBe(200)
-      expect((await call(unlimited!, "GET", "/consents/check?externalId=u&type=cookie_banner", undefined, bearer(KEY_A))).status).toBe(200)
+      expect(
+        (await call(unlimited!, "GET", "/consents/check?externalId=u&type=cookie_banner", undefined, bearer(KEY_A)))
+          .status
+      ).toBe(200)
     }
   })
 })

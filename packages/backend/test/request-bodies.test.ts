@@ -17,7 +17,7 @@ const key = bearer(API_KEY)
 const sessionHeaders = { "x-svc-version": "3.1.0" }
 
 const deepArray = (depth: number) => "[".repeat(depth) + "]".repeat(depth)
-const deepObject = (depth: number) => "{\"a\":".repeat(depth) + "1" + "}".repeat(depth)
+const deepObject = (depth: number) => '{"a":'.repeat(depth) + "1" + "}".repeat(depth)
 
 const report = sessionReport
 
@@ -47,7 +47,14 @@ describe.each(dialects)("request bodies [%s]", (dialect) => {
   let linkable = ""
 
   const routes: ReadonlyArray<BodyRoute> = [
-    { label: "POST /subjects", method: "POST", path: () => "/subjects", headers: {}, valid: () => cookieSave(), ok: 200 },
+    {
+      label: "POST /subjects",
+      method: "POST",
+      path: () => "/subjects",
+      headers: {},
+      valid: () => cookieSave(),
+      ok: 200
+    },
     {
       label: "PATCH /subjects/:id",
       method: "PATCH",
@@ -64,17 +71,36 @@ describe.each(dialects)("request bodies [%s]", (dialect) => {
       valid: () => ({ version: "1", hash: "h-1", effectiveDate: "2026-01-01T00:00:00Z" }),
       ok: 200
     },
-    { label: "POST /sessions", method: "POST", path: () => "/sessions", headers: sessionHeaders, valid: () => report, ok: 204 }
+    {
+      label: "POST /sessions",
+      method: "POST",
+      path: () => "/sessions",
+      headers: sessionHeaders,
+      valid: () => report,
+      ok: 204
+    }
   ]
 
   const send = (route: BodyRoute, body: BodyInit | undefined, headers: Record<string, string>) =>
-    server.fetch(route.path(), { method: route.method, headers: { ...route.headers, ...headers }, ...(body === undefined ? {} : { body }) })
+    server.fetch(route.path(), {
+      method: route.method,
+      headers: { ...route.headers, ...headers },
+      ...(body === undefined ? {} : { body })
+    })
 
   it("accepts application/json with or without parameters", async () => {
     const subject = cookieSave()
-    expect((await server.fetch("/subjects", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(subject) })).status).toBe(200)
+    expect(
+      (await server.fetch("/subjects", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(subject)
+      })).status
+    ).toBe(200)
     linkable = subject.subjectId as string
-    for (const contentType of ["application/json", "application/json; charset=utf-8", "Application/JSON;Charset=UTF-8"]) {
+    for (const contentType of ["application/json", "application/json; charset=utf-8",
+      "Application/JSON;Charset=UTF-8"])
+    {
       for (const route of routes) {
         const response = await send(route, JSON.stringify(route.valid()), { "content-type": contentType })
         expect(response.status, `${route.label} ${contentType}: ${await response.clone().text()}`).toBe(route.ok)
@@ -87,11 +113,17 @@ describe.each(dialects)("request bodies [%s]", (dialect) => {
       for (const [shape, text] of [
         ["array", deepArray(5350)],
         ["array in a field", JSON.stringify(route.valid()).replace(/}$/, `,"deep":${deepArray(5350)}}`)],
-        ["objects in a known field", JSON.stringify({ ...route.valid(), preferences: "X", externalId: "X", version: "X", policy: "X" })
-          .replace(/"X"/g, deepObject(5350))],
+        ["objects in a known field",
+          JSON.stringify({ ...route.valid(), preferences: "X", externalId: "X", version: "X", policy: "X" })
+            .replace(/"X"/g, deepObject(5350))],
         ["just past the bound", JSON.stringify(route.valid()).replace(/}$/, `,"deep":${deepArray(32)}}`)]
       ] as const) {
-        const message = await expectRefusal(await send(route, text, { "content-type": "application/json" }), 400, "INVALID_REQUEST", `${route.label} ${shape}`)
+        const message = await expectRefusal(
+          await send(route, text, { "content-type": "application/json" }),
+          400,
+          "INVALID_REQUEST",
+          `${route.label} ${shape}`
+        )
         expect(message).toMatch(/nested/)
       }
     }
@@ -100,14 +132,20 @@ describe.each(dialects)("request bodies [%s]", (dialect) => {
   it("decodes a body nested up to the bound as usual", async () => {
     const save = cookieSave()
     const body = JSON.stringify(save).replace(/}$/, `,"deep":${deepArray(31)}}`)
-    const response = await server.fetch("/subjects", { method: "POST", headers: { "content-type": "application/json" }, body })
+    const response = await server.fetch("/subjects", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body
+    })
     expect(response.status, await response.clone().text()).toBe(200)
     expect(await subjectRow(server, save.subjectId as string)).toBeDefined()
   })
 
   it("refuses form, multipart (good, bad or missing boundary), text and untyped bodies with 415 and stores nothing", async () => {
     for (const route of routes) {
-      const fields = Object.entries(route.valid()).map(([name, value]) => [name, typeof value === "object" ? JSON.stringify(value) : String(value)])
+      const fields = Object.entries(route.valid()).map((
+        [name, value]
+      ) => [name, typeof value === "object" ? JSON.stringify(value) : String(value)])
       const form = new URLSearchParams(fields).toString()
       const multipart = new FormData()
       for (const [name, value] of fields) multipart.append(name!, value!)
@@ -118,7 +156,7 @@ describe.each(dialects)("request bodies [%s]", (dialect) => {
         ["urlencoded", "application/x-www-form-urlencoded", form],
         ["urlencoded with charset", "application/x-www-form-urlencoded; charset=utf-8", form],
         ["multipart", multipartType, multipartBody],
-        ["multipart, bad boundary", "multipart/form-data; boundary=\"", multipartBody],
+        ["multipart, bad boundary", 'multipart/form-data; boundary="', multipartBody],
         ["multipart, missing boundary", "multipart/form-data", multipartBody],
         ["text/plain", "text/plain;charset=UTF-8", JSON.stringify(route.valid())],
         ["a json lookalike", "application/jsonx", JSON.stringify(route.valid())],
@@ -153,7 +191,12 @@ describe.each(dialects)("request bodies [%s]", (dialect) => {
         ["empty json body", { "content-type": "application/json" }, ""],
         ["white space", { "content-type": "application/json" }, " \n"]
       ] as const) {
-        const message = await expectRefusal(await send(route, body, headers), 400, "INVALID_REQUEST", `${route.label} ${label}`)
+        const message = await expectRefusal(
+          await send(route, body, headers),
+          400,
+          "INVALID_REQUEST",
+          `${route.label} ${label}`
+        )
         expect(message, `${route.label} ${label}`).toMatch(/JSON body/)
       }
     }
@@ -163,7 +206,9 @@ describe.each(dialects)("request bodies [%s]", (dialect) => {
     const spec = await (await server.fetch("/spec.json")).json() as {
       paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> } }>>
     }
-    const bodies = Object.values(spec.paths).flatMap((operations) => Object.values(operations)).flatMap((op) => op.requestBody === undefined ? [] : [op.requestBody])
+    const bodies = Object.values(spec.paths).flatMap((operations) => Object.values(operations)).flatMap((op) =>
+      op.requestBody === undefined ? [] : [op.requestBody]
+    )
     expect(bodies.length).toBeGreaterThanOrEqual(routes.length)
     for (const body of bodies) expect(Object.keys(body.content)).toEqual(["application/json"])
   })
@@ -171,14 +216,18 @@ describe.each(dialects)("request bodies [%s]", (dialect) => {
 
 describe("request bodies through svcInstance().handler", () => {
   it("refuses deep nesting, forms and missing bodies with the same 4xx", async () => {
-    const instance = svcInstance({ database: { dialect: "sqlite", url: ":memory:" }, basePath: "/svc" }, { migrate: true })
+    const instance = svcInstance({ database: { dialect: "sqlite", url: ":memory:" }, basePath: "/svc" }, {
+      migrate: true
+    })
     try {
       const post = (body: BodyInit | undefined, contentType?: string) =>
-        instance.handler(new Request("http://host.example/svc/subjects", {
-          method: "POST",
-          ...(contentType === undefined ? {} : { headers: { "content-type": contentType } }),
-          ...(body === undefined ? {} : { body })
-        }))
+        instance.handler(
+          new Request("http://host.example/svc/subjects", {
+            method: "POST",
+            ...(contentType === undefined ? {} : { headers: { "content-type": contentType } }),
+            ...(body === undefined ? {} : { body })
+          })
+        )
       await expectRefusal(await post(deepArray(5350), "application/json"), 400, "INVALID_REQUEST", "deep")
       await expectRefusal(await post("a=b", "application/x-www-form-urlencoded"), 415, "UNSUPPORTED_MEDIA_TYPE", "form")
       await expectRefusal(await post("--x\r\n", "multipart/form-data"), 415, "UNSUPPORTED_MEDIA_TYPE", "multipart")
@@ -193,13 +242,24 @@ describe("request bodies through svcInstance().handler", () => {
 
 describe("request bodies when a host app mounts svc under its own prefix", () => {
   it("gates the same routes: the route's recorded prefix is stripped, whatever it is", async () => {
-    const instance = svcInstance({ database: { dialect: "sqlite", url: ":memory:" }, basePath: "/consent" }, { migrate: true })
-    const hostPrefix = Layer.effect(HttpLayerRouter.HttpRouter, Effect.map(HttpLayerRouter.HttpRouter, (router) => router.prefixed("/host")))
+    const instance = svcInstance({ database: { dialect: "sqlite", url: ":memory:" }, basePath: "/consent" }, {
+      migrate: true
+    })
+    const hostPrefix = Layer.effect(
+      HttpLayerRouter.HttpRouter,
+      Effect.map(HttpLayerRouter.HttpRouter, (router) => router.prefixed("/host"))
+    )
     const web = HttpLayerRouter.toWebHandler(Layer.provide(instance.layer, hostPrefix), { disableLogger: true })
     try {
       // The platform joins a nested prefix inner-first: basePath "/consent" on a router prefixed "/host".
       const post = (body: string, contentType: string) =>
-        web.handler(new Request("http://host.example/consent/host/subjects", { method: "POST", headers: { "content-type": contentType }, body }))
+        web.handler(
+          new Request("http://host.example/consent/host/subjects", {
+            method: "POST",
+            headers: { "content-type": contentType },
+            body
+          })
+        )
       await expectRefusal(await post("a=b", "application/x-www-form-urlencoded"), 415, "UNSUPPORTED_MEDIA_TYPE", "form")
       await expectRefusal(await post(deepArray(5350), "application/json"), 400, "INVALID_REQUEST", "deep")
       const ok = await post(JSON.stringify(cookieSave()), "application/json")

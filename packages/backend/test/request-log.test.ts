@@ -79,7 +79,9 @@ describe.each(dialects)("request logs [%s]", (dialect) => {
     const saved = await server.fetch("/subjects", {
       method: "POST",
       headers: { ...json, "x-request-id": "req-save-1" },
-      body: JSON.stringify(cookieSave({ subjectId, policySnapshotToken: policyToken, externalSubjectId: "user-42", identityToken }))
+      body: JSON.stringify(
+        cookieSave({ subjectId, policySnapshotToken: policyToken, externalSubjectId: "user-42", identityToken })
+      )
     })
     expect(saved.status, await saved.clone().text()).toBe(200)
     expect((await server.fetch(`/subjects/${subjectId}`)).status).toBe(200)
@@ -90,9 +92,12 @@ describe.each(dialects)("request logs [%s]", (dialect) => {
     })
     expect(patched.status).toBeGreaterThanOrEqual(400)
     expect((await server.fetch("/subjects?externalId=user-42", { headers: keyed })).status).toBe(200)
-    expect((await server.fetch("/consents/check?externalId=user-42&type=cookie_banner", { headers: keyed })).status).toBe(200)
+    expect((await server.fetch("/consents/check?externalId=user-42&type=cookie_banner", { headers: keyed })).status)
+      .toBe(200)
     expect((await server.fetch("/experiments/exp1/summary", { headers: keyed })).status).toBe(200)
-    expect((await server.fetch("/experiments/exp1/summary", { headers: { authorization: `Bearer ${API_KEY}x` } })).status).toBe(401)
+    expect(
+      (await server.fetch("/experiments/exp1/summary", { headers: { authorization: `Bearer ${API_KEY}x` } })).status
+    ).toBe(401)
     expect((await server.fetch(`/subjects/${subjectId}/nothing-here`)).status).toBe(404)
     const preflight = await server.fetch(`/subjects/${subjectId}`, {
       method: "OPTIONS",
@@ -121,11 +126,17 @@ describe.each(dialects)("request logs [%s]", (dialect) => {
       ["OPTIONS", "/subjects/:id", 204]
     ])
     const save = events[1]!
-    expect(save).toMatchObject({ level: "INFO", tenant: null, requestId: "req-save-1", "consent.decisionSource": "snapshot_token" })
+    expect(save).toMatchObject({
+      level: "INFO",
+      tenant: null,
+      requestId: "req-save-1",
+      "consent.decisionSource": "snapshot_token"
+    })
     expect(typeof save.durationMs).toBe("number")
     expect(events[3]!.level).toBe("WARN")
     expect(events[7]!.level).toBe("WARN")
-    for (const event of events) expect(Object.keys(event)).toEqual(expect.arrayContaining(["method", "route", "status"]))
+    for (const event of events)
+      expect(Object.keys(event)).toEqual(expect.arrayContaining(["method", "route", "status"]))
   })
 })
 
@@ -140,7 +151,9 @@ describe("request log levels (default: warnings and errors only)", () => {
     try {
       expect((await instance.handler(new Request("http://svc.test/status"))).status).toBe(200)
       const refused = await instance.handler(
-        new Request("http://svc.test/experiments/x/summary?from=nope", { headers: { authorization: `Bearer ${API_KEY}` } })
+        new Request("http://svc.test/experiments/x/summary?from=nope", {
+          headers: { authorization: `Bearer ${API_KEY}` }
+        })
       )
       expect(refused.status).toBe(400)
     } finally {
@@ -192,7 +205,9 @@ describe("log format", () => {
       const capture = captureConsole()
       try {
         const handler = handlerWith(format)
-        const response = await handler(new Request("http://svc.test/status", { headers: { authorization: `Bearer ${API_KEY}` } }))
+        const response = await handler(
+          new Request("http://svc.test/status", { headers: { authorization: `Bearer ${API_KEY}` } })
+        )
         expect(response.status).toBe(200)
         await handler(new Request(`http://svc.test/subjects/${subjectId}/x`))
       } finally {
@@ -202,7 +217,8 @@ describe("log format", () => {
       expect(output, format).not.toContain(API_KEY)
       expect(output, format).not.toContain(subjectId)
       if (format === "json") {
-        expect(requestEvents(capture.lines).map((e) => [e.route, e.status])).toEqual([["/status", 200], ["(unknown)", 404]])
+        expect(requestEvents(capture.lines).map((e) => [e.route, e.status])).toEqual([["/status", 200], ["(unknown)",
+          404]])
       } else if (format === "logfmt") {
         const line = capture.lines.find((l) => l.includes("route=/status"))
         expect(line, capture.lines.join("\n")).toMatch(/level=INFO .*message=request/)

@@ -20,7 +20,9 @@ const failConsentInserts = async (db: FreshDatabase, dialect: SqlDialect) => {
       await db.query(`CREATE OR REPLACE FUNCTION svc_t_fail() RETURNS trigger AS $$
         BEGIN IF NEW.domain = '${FAILING_DOMAIN}' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$
         LANGUAGE plpgsql`)
-      return void await db.query("CREATE OR REPLACE TRIGGER svc_t_fail BEFORE INSERT ON svc_consents FOR EACH ROW EXECUTE FUNCTION svc_t_fail()")
+      return void await db.query(
+        "CREATE OR REPLACE TRIGGER svc_t_fail BEFORE INSERT ON svc_consents FOR EACH ROW EXECUTE FUNCTION svc_t_fail()"
+      )
     case "mysql":
       await db.query("DROP TRIGGER IF EXISTS svc_t_fail")
       return void await db.query(`CREATE TRIGGER svc_t_fail BEFORE INSERT ON svc_consents FOR EACH ROW
@@ -65,7 +67,9 @@ describe.each(dialects)("a save is one transaction [%s]", (dialect) => {
     })
     for (const body of bodies) {
       const landed = body.domain !== FAILING_DOMAIN
-      expect((await subjectRow(server, body.subjectId as string)) !== undefined, `subject ${body.subjectId}`).toBe(landed)
+      expect((await subjectRow(server, body.subjectId as string)) !== undefined, `subject ${body.subjectId}`).toBe(
+        landed
+      )
       expect(await consentRows(server, body.subjectId as string)).toHaveLength(landed ? 1 : 0)
     }
   })

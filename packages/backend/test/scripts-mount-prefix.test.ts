@@ -30,7 +30,10 @@ const mounted = (prefix: string | undefined, options: { readonly basePath?: stri
   }, { migrate: true })
   const host = prefix === undefined
     ? Layer.empty
-    : Layer.effect(HttpLayerRouter.HttpRouter, Effect.map(HttpLayerRouter.HttpRouter, (router) => router.prefixed(prefix)))
+    : Layer.effect(
+      HttpLayerRouter.HttpRouter,
+      Effect.map(HttpLayerRouter.HttpRouter, (router) => router.prefixed(prefix))
+    )
   const web = HttpLayerRouter.toWebHandler(Layer.provide(instance.layer, host), { disableLogger: true })
   return {
     get: (path: string) => web.handler(new Request(`http://shop.example${path}`)),
@@ -52,7 +55,9 @@ describe("script backendURL from the request path when basePath is omitted", () 
   it("a host router prefix the instance was not told of becomes the bundle's backend path", async () => {
     expect(await embeddedBackendUrl(await atConsent.get("/consent/svc.js"))).toBe("http://shop.example/consent")
     // Each route strips its own configured path, also one with several segments.
-    expect(await embeddedBackendUrl(await atConsent.get("/consent/lib/headless.js"))).toBe("http://shop.example/consent")
+    expect(await embeddedBackendUrl(await atConsent.get("/consent/lib/headless.js"))).toBe(
+      "http://shop.example/consent"
+    )
     // The bundle's calls then reach svc under that prefix.
     const status = await atConsent.get("/consent/status")
     expect(status.status).toBe(200)

@@ -85,7 +85,9 @@ describe("script routes under a basePath and with custom paths", () => {
 })
 
 describe("script routes with an explicit backendURL", () => {
-  const server = useServer("sqlite", { script: { backendURL: "https://cmp.example.com/svc/", bundles: { full: fullBundle } } })
+  const server = useServer("sqlite", {
+    script: { backendURL: "https://cmp.example.com/svc/", bundles: { full: fullBundle } }
+  })
 
   it("embeds the configured URL without its trailing slash", async () => {
     expect(embedded(await (await server.fetch("/svc.js")).text()).backendURL).toBe("https://cmp.example.com/svc")

@@ -32,7 +32,11 @@ describe.each(dialects)("GPP and TC strings on saves [%s]", (dialect) => {
     const [row] = await consentRows(server, both.subjectId as string)
     expect(row).toMatchObject({ gpp_string: TCF_AND_USP, gpp_section_ids: "2,6", tc_string: TC_STRING })
     const exported = await call(server, "GET", `/subjects/${both.subjectId}/export`, undefined, bearer(API_KEY))
-    expect(exported.body.subjects[0].records[0].signals).toEqual({ gppString: TCF_AND_USP, gppSectionIds: [2, 6], tcString: TC_STRING })
+    expect(exported.body.subjects[0].records[0].signals).toEqual({
+      gppString: TCF_AND_USP,
+      gppSectionIds: [2, 6],
+      tcString: TC_STRING
+    })
     // A save without them stores none.
     const plain = cookieSave()
     await save(server, plain)

@@ -33,7 +33,9 @@ const walFrames = (sql: SqlClient.SqlClient) =>
   Effect.map(sql<{ log: number }>`PRAGMA wal_checkpoint(PASSIVE)`, (rows) => Number(rows[0]!.log))
 
 const insert = (sql: SqlClient.SqlClient, id: number) =>
-  sql.withTransaction(Effect.zipRight(sql`INSERT INTO t (id, v) VALUES (${id}, 'a')`, sql`UPDATE t SET v = 'b' WHERE id = ${id}`))
+  sql.withTransaction(
+    Effect.zipRight(sql`INSERT INTO t (id, v) VALUES (${id}, 'a')`, sql`UPDATE t SET v = 'b' WHERE id = ${id}`)
+  )
 
 describe("SQLite group commit", () => {
   it("concurrent transactions share commits: far fewer WAL commits than transactions", async () => {
@@ -57,10 +59,17 @@ describe("SQLite group commit", () => {
         const work = Array.from({ length: 12 }, (_, i) =>
           i % 4 === 0
             // writes, then fails: its writes must vanish, the group's others must not
-            ? sql.withTransaction(Effect.zipRight(sql`INSERT INTO t (id, v) VALUES (${i}, 'doomed')`, Effect.fail(`refused ${i}`)))
+            ? sql.withTransaction(
+              Effect.zipRight(sql`INSERT INTO t (id, v) VALUES (${i}, 'doomed')`, Effect.fail(`refused ${i}`))
+            )
             : i % 4 === 1
             // a statement the database refuses (duplicate key after its own insert)
-            ? sql.withTransaction(Effect.zipRight(sql`INSERT INTO t (id, v) VALUES (${i}, 'x')`, sql`INSERT INTO t (id, v) VALUES (${i}, 'y')`))
+            ? sql.withTransaction(
+              Effect.zipRight(
+                sql`INSERT INTO t (id, v) VALUES (${i}, 'x')`,
+                sql`INSERT INTO t (id, v) VALUES (${i}, 'y')`
+              )
+            )
             : insert(sql, i))
         const exits = yield* Effect.all(work.map(Effect.exit), { concurrency: "unbounded" })
         const rows = yield* sql<{ id: number; v: string }>`SELECT id, v FROM t ORDER BY id`
@@ -78,7 +87,9 @@ describe("SQLite group commit", () => {
         yield* Effect.all([
           sql.withTransaction(Effect.gen(function*() {
             yield* sql`INSERT INTO t (id, v) VALUES (1, 'outer')`
-            yield* Effect.exit(sql.withTransaction(Effect.zipRight(sql`INSERT INTO t (id, v) VALUES (2, 'inner')`, Effect.fail("no"))))
+            yield* Effect.exit(
+              sql.withTransaction(Effect.zipRight(sql`INSERT INTO t (id, v) VALUES (2, 'inner')`, Effect.fail("no")))
+            )
           })),
           insert(sql, 3)
         ], { concurrency: "unbounded" })

@@ -23,7 +23,9 @@ const holdLock = (file: string, holdMs: number) =>
     const script = `const db = new (require(${JSON.stringify(driver)}))(process.argv[1]);
       db.exec("BEGIN EXCLUSIVE"); console.log("locked");
       setTimeout(() => { db.exec("ROLLBACK"); db.close() }, Number(process.argv[2]))`
-    const child = spawn(process.execPath, ["-e", script, file, String(holdMs)], { stdio: ["ignore", "pipe", "inherit"] })
+    const child = spawn(process.execPath, ["-e", script, file, String(holdMs)], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
     const released = new Promise<void>((done) => child.on("exit", () => done()))
     child.on("error", reject)
     child.stdout.once("data", () => resolve({ released }))
@@ -37,7 +39,11 @@ const timed = async (url: string, init?: RequestInit) => {
 }
 
 const postSave = (url: string, body: Record<string, unknown>) =>
-  timed(`${url}/subjects`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  timed(`${url}/subjects`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
 
 /** Probes routes that need no database every 20 ms (at least once) until `until` settles; returns every answer. */
 const probeWhile = async (url: string, until: Promise<unknown>) => {

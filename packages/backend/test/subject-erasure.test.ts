@@ -32,9 +32,17 @@ describe.each(dialects)("DELETE /subjects/:id and /subjects?externalId= [%s]", (
     const userAgent = `EraseMeBrowser/${randomBytes(6).toString("hex")}`
     const headers = { ...bearer(API_KEY), "user-agent": userAgent, "x-forwarded-for": "198.51.100.23" }
     const first = Date.now() - 60_000
-    expect((await save(server, cookieSave({ subjectId, givenAt: first, externalSubjectId: externalId, journey: { id: "jr-erase" } }), headers)).status).toBe(200)
+    expect(
+      (await save(
+        server,
+        cookieSave({ subjectId, givenAt: first, externalSubjectId: externalId, journey: { id: "jr-erase" } }),
+        headers
+      )).status
+    ).toBe(200)
     expect((await save(server, cookieSave({ subjectId, givenAt: first + 1000 }), headers)).status).toBe(200)
-    const before = JSON.stringify(await server.db().query("SELECT * FROM svc_consents WHERE subject_id = ?", [subjectId]))
+    const before = JSON.stringify(
+      await server.db().query("SELECT * FROM svc_consents WHERE subject_id = ?", [subjectId])
+    )
     const storedIp = JSON.parse(before)[0].ip_address as string
     expect(storedIp).toMatch(/^198\.51\.100\./)
     expect(before).toContain(userAgent)
@@ -49,12 +57,24 @@ describe.each(dialects)("DELETE /subjects/:id and /subjects?externalId= [%s]", (
         expect(text.includes(secret), `${table} still holds ${secret}`).toBe(false)
       }
     }
-    const kept = await server.db().query("SELECT subject_id, erased_at, ip_address, user_agent FROM svc_consents WHERE subject_id LIKE 'erased_%'")
+    const kept = await server.db().query(
+      "SELECT subject_id, erased_at, ip_address, user_agent FROM svc_consents WHERE subject_id LIKE 'erased_%'"
+    )
     expect(kept.length).toBeGreaterThanOrEqual(2)
 
     expect((await call(server, "GET", `/subjects/${subjectId}`)).status).toBe(404)
-    expect((await call(server, "GET", `/subjects?externalId=${externalId}`, undefined, bearer(API_KEY))).body).toEqual({ subjects: [] })
-    expect((await call(server, "GET", `/consents/check?externalId=${externalId}&type=cookie_banner`, undefined, bearer(API_KEY))).body)
+    expect((await call(server, "GET", `/subjects?externalId=${externalId}`, undefined, bearer(API_KEY))).body).toEqual({
+      subjects: []
+    })
+    expect(
+      (await call(
+        server,
+        "GET",
+        `/consents/check?externalId=${externalId}&type=cookie_banner`,
+        undefined,
+        bearer(API_KEY)
+      )).body
+    )
       .toEqual({ results: { cookie_banner: { hasConsent: false, isLatestPolicy: false } } })
 
     // shown the id, the operator can prove the erasure: the proof answers under the keyed hash
@@ -81,7 +101,9 @@ describe.each(dialects)("DELETE /subjects/:id and /subjects?externalId= [%s]", (
     const subjectId = newSubjectId()
     await save(server, cookieSave({ subjectId }))
     expect((await erase(`/subjects/${subjectId}`)).body).toMatchObject({ subjects: 1, recordsKeptAsAnonymousProof: 1 })
-    for (const path of [`/subjects/${subjectId}`, `/subjects/${newSubjectId()}`, "/subjects?externalId=nobody-at-all"]) {
+    for (const path of [`/subjects/${subjectId}`, `/subjects/${newSubjectId()}`,
+      "/subjects?externalId=nobody-at-all"])
+    {
       const again = await erase(path)
       expect(again.status, path).toBe(200)
       expect(again.body).toEqual({ erasedAt: expect.any(String), subjects: 0, recordsKeptAsAnonymousProof: 0 })
@@ -110,7 +132,9 @@ describe.each(dialects)("DELETE /subjects/:id and /subjects?externalId= [%s]", (
   it("answers 401 without an API key and 400 for a malformed id, erasing nothing", async () => {
     const subjectId = newSubjectId()
     await save(server, cookieSave({ subjectId }))
-    for (const answer of [await erase(`/subjects/${subjectId}`, {} as never), await erase("/subjects?externalId=x", {} as never)]) {
+    for (const answer of [await erase(`/subjects/${subjectId}`, {} as never),
+      await erase("/subjects?externalId=x", {} as never)])
+    {
       expect(answer.status).toBe(401)
       expect(answer.body.cause.code).toBe("UNAUTHORIZED")
     }
@@ -123,8 +147,10 @@ describe.each(dialects)("DELETE /subjects/:id and /subjects?externalId= [%s]", (
       const subjectId = newSubjectId()
       const base = Date.now() - 10_000
       await save(server, cookieSave({ subjectId, givenAt: base }), { "user-agent": "RaceBrowser/1" })
-      const saves = Array.from({ length: 3 }, (_, i) =>
-        save(server, cookieSave({ subjectId, givenAt: base + 1 + i }), { "user-agent": "RaceBrowser/1" }))
+      const saves = Array.from(
+        { length: 3 },
+        (_, i) => save(server, cookieSave({ subjectId, givenAt: base + 1 + i }), { "user-agent": "RaceBrowser/1" })
+      )
       const [erased, ...saved] = await Promise.all([erase(`/subjects/${subjectId}`), ...saves])
       expect(erased!.status).toBe(200)
       for (const s of saved) expect(s.status).toBe(200)

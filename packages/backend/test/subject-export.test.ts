@@ -17,18 +17,29 @@ describe.each(dialects)("GET /subjects/:id/export and /subjects/export [%s]", (d
     const subjectId = newSubjectId()
     const givenAt = Date.UTC(2026, 0, 10, 9)
     const agent = { "user-agent": "ExportBrowser/1.0", "x-forwarded-for": "203.0.113.77" }
-    expect((await save(server, cookieSave({
-      subjectId,
-      givenAt,
-      externalSubjectId: "export-user-1",
-      surface: "banner",
-      action: "accept_all",
-      journey: { id: "jr-1" },
-      vendorChoice: { grants: { "vendor-a": true }, confirmedAt: givenAt }
-    }), { ...bearer(API_KEY), ...agent })).status).toBe(200)
-    const policy = (await call(server, "PUT", "/legal-documents/privacy_policy/current",
-      { version: "4", hash: "pp-export", effectiveDate: "2026-01-01" }, bearer(API_KEY))).body.policy
-    expect((await save(server, { type: "privacy_policy", domain: "example.com", subjectId, givenAt: givenAt + 1000 })).status).toBe(200)
+    expect(
+      (await save(
+        server,
+        cookieSave({
+          subjectId,
+          givenAt,
+          externalSubjectId: "export-user-1",
+          surface: "banner",
+          action: "accept_all",
+          journey: { id: "jr-1" },
+          vendorChoice: { grants: { "vendor-a": true }, confirmedAt: givenAt }
+        }),
+        { ...bearer(API_KEY), ...agent }
+      )).status
+    ).toBe(200)
+    const policy = (await call(server, "PUT", "/legal-documents/privacy_policy/current", {
+      version: "4",
+      hash: "pp-export",
+      effectiveDate: "2026-01-01"
+    }, bearer(API_KEY))).body.policy
+    expect(
+      (await save(server, { type: "privacy_policy", domain: "example.com", subjectId, givenAt: givenAt + 1000 })).status
+    ).toBe(200)
 
     const answer = await exportOf(subjectId)
     expect(answer.status).toBe(200)
@@ -53,11 +64,17 @@ describe.each(dialects)("GET /subjects/:id/export and /subjects/export [%s]", (d
       givenAt: new Date(givenAt).toISOString()
     })
     expect(banner.purposes).toHaveLength(4)
-    expect(banner.purposes).toContainEqual({ category: "marketing", granted: true, confirmedAt: new Date(givenAt).toISOString() })
+    expect(banner.purposes).toContainEqual({
+      category: "marketing",
+      granted: true,
+      confirmedAt: new Date(givenAt).toISOString()
+    })
     expect(legal).toMatchObject({
       policyType: "privacy_policy",
       purposes: [],
-      notice: { legalDocument: { id: policy.id, version: "4", hash: "pp-export", effectiveDate: "2026-01-01T00:00:00.000Z" } }
+      notice: {
+        legalDocument: { id: policy.id, version: "4", hash: "pp-export", effectiveDate: "2026-01-01T00:00:00.000Z" }
+      }
     })
   })
 
@@ -101,7 +118,9 @@ describe.each(dialects)("GET /subjects/:id/export and /subjects/export [%s]", (d
     expect((await exportOf("not-a-subject")).status).toBe(400)
     const subjectId = newSubjectId()
     await save(server, cookieSave({ subjectId }))
-    for (const answer of [await exportOf(subjectId, {} as never), await call(server, "GET", "/subjects/export?externalId=x")]) {
+    for (const answer of [await exportOf(subjectId, {} as never),
+      await call(server, "GET", "/subjects/export?externalId=x")])
+    {
       expect(answer.status).toBe(401)
       expect(answer.body.cause.code).toBe("UNAUTHORIZED")
     }

@@ -10,7 +10,12 @@ describe.each(dialects)("GET /subjects/:id [%s]", (dialect) => {
   const server = useCountingServer(dialect, {
     apiKeys: [API_KEY],
     manifest: {
-      policyRules: [{ id: "everywhere", match: { default: true }, model: "opt-in", categories: ["measurement", "marketing"] }],
+      policyRules: [{
+        id: "everywhere",
+        match: { default: true },
+        model: "opt-in",
+        categories: ["measurement", "marketing"]
+      }],
       vendors: [
         { id: "vendor-a", name: "A", category: "measurement" },
         { id: "vendor-b", name: "B", category: "marketing" },
@@ -22,7 +27,13 @@ describe.each(dialects)("GET /subjects/:id [%s]", (dialect) => {
   })
   const view = (subjectId: string, query = "") => call(server, "GET", `/subjects/${subjectId}${query}`)
   const publish = (type: string, hash: string, version: string) =>
-    call(server, "PUT", `/legal-documents/${type}/current`, { version, hash, effectiveDate: "2026-01-01" }, bearer(API_KEY))
+    call(
+      server,
+      "PUT",
+      `/legal-documents/${type}/current`,
+      { version, hash, effectiveDate: "2026-01-01" },
+      bearer(API_KEY)
+    )
 
   it("answers an unknown subject with 404 NOT_FOUND", async () => {
     const { body, status } = await view(newSubjectId())
@@ -45,9 +56,17 @@ describe.each(dialects)("GET /subjects/:id [%s]", (dialect) => {
       createdAt: expect.any(String)
     })
     expect(body.consents.map((c: { givenAt: string }) => Date.parse(c.givenAt))).toEqual([t, t + 1000])
-    expect(body.consents[1]).toMatchObject({ type: "cookie_banner", domain: "example.com", isLatestPolicy: true, vendorChoice: null })
+    expect(body.consents[1]).toMatchObject({
+      type: "cookie_banner",
+      domain: "example.com",
+      isLatestPolicy: true,
+      vendorChoice: null
+    })
     expect(body.isValid).toBe(true)
-    expect(body.subjectChoice.categories.marketing).toEqual({ value: false, confirmedAt: new Date(t + 1000).toISOString() })
+    expect(body.subjectChoice.categories.marketing).toEqual({
+      value: false,
+      confirmedAt: new Date(t + 1000).toISOString()
+    })
     expect(body.subjectVendorChoice).toBeNull()
   })
 
@@ -55,9 +74,19 @@ describe.each(dialects)("GET /subjects/:id [%s]", (dialect) => {
     it("holds the latest receipt per category, and omits categories never confirmed", async () => {
       const subjectId = newSubjectId()
       const t = Date.now() - 10_000
-      await save(server, cookieSave({ subjectId, givenAt: t, receipts: { measurement: { value: true, confirmedAt: t }, marketing: { value: true, confirmedAt: t } } }))
+      await save(
+        server,
+        cookieSave({
+          subjectId,
+          givenAt: t,
+          receipts: { measurement: { value: true, confirmedAt: t }, marketing: { value: true, confirmedAt: t } }
+        })
+      )
       // a later act that re-confirms only marketing
-      await save(server, cookieSave({ subjectId, givenAt: t + 5000, receipts: { marketing: { value: false, confirmedAt: t + 5000 } } }))
+      await save(
+        server,
+        cookieSave({ subjectId, givenAt: t + 5000, receipts: { marketing: { value: false, confirmedAt: t + 5000 } } })
+      )
       const { body } = await view(subjectId)
       expect(body.subjectChoice).toEqual({
         categories: {
@@ -117,9 +146,25 @@ describe.each(dialects)("GET /subjects/:id [%s]", (dialect) => {
       const subjectId = newSubjectId()
       const t = Date.now() - 100_000
       // act 1 decides A and B; act 2 decides only A (silent on B and on the declared C)
-      await save(server, cookieSave({ subjectId, givenAt: t, preferences: { ...allPreferences(false), marketing: true }, vendorChoice: { grants: { "vendor-a": true, "vendor-b": true }, confirmedAt: t } }))
+      await save(
+        server,
+        cookieSave({
+          subjectId,
+          givenAt: t,
+          preferences: { ...allPreferences(false), marketing: true },
+          vendorChoice: { grants: { "vendor-a": true, "vendor-b": true }, confirmedAt: t }
+        })
+      )
       const act2 = { grants: { "vendor-a": false }, confirmedAt: t + 10_000 }
-      const saved = await save(server, cookieSave({ subjectId, givenAt: t + 10_000, receipts: { measurement: { value: true, confirmedAt: t + 10_000 } }, vendorChoice: act2 }))
+      const saved = await save(
+        server,
+        cookieSave({
+          subjectId,
+          givenAt: t + 10_000,
+          receipts: { measurement: { value: true, confirmedAt: t + 10_000 } },
+          vendorChoice: act2
+        })
+      )
       const expected = {
         grants: { "vendor-a": false, "vendor-b": true }, // 1: latest act decides A; 2: B keeps act 1's grant
         confirmedAt: new Date(t).toISOString(), // 3: oldest decision still standing (B, act 1)
@@ -128,10 +173,20 @@ describe.each(dialects)("GET /subjects/:id [%s]", (dialect) => {
       expect(saved.body.subjectVendorChoice).toEqual(expected)
       expect((await view(subjectId)).body.subjectVendorChoice).toEqual(expected)
       // 4: the map is stored as sent; silence about B and C is not a decision
-      const rows = await server.db().query("SELECT vendor_choice FROM svc_consents WHERE subject_id = ? ORDER BY given_at", [subjectId])
+      const rows = await server.db().query(
+        "SELECT vendor_choice FROM svc_consents WHERE subject_id = ? ORDER BY given_at",
+        [subjectId]
+      )
       expect(JSON.parse(rows[1]!.vendor_choice as string)).toEqual(act2)
       // a later act deciding both A and B moves confirmedAt forward
-      await save(server, cookieSave({ subjectId, givenAt: t + 20_000, vendorChoice: { grants: { "vendor-a": true, "vendor-b": false }, confirmedAt: t + 20_000 } }))
+      await save(
+        server,
+        cookieSave({
+          subjectId,
+          givenAt: t + 20_000,
+          vendorChoice: { grants: { "vendor-a": true, "vendor-b": false }, confirmedAt: t + 20_000 }
+        })
+      )
       const latest = (await view(subjectId)).body.subjectVendorChoice
       expect(latest.grants).toEqual({ "vendor-a": true, "vendor-b": false })
       expect(latest.confirmedAt).toBe(new Date(t + 20_000).toISOString())
@@ -147,7 +202,11 @@ describe.each(dialects)("GET /subjects/:id [%s]", (dialect) => {
     for (let i = 0; i < 200; i++) {
       const body = i % 10 === 0
         ? { type: "terms_and_conditions", domain: "example.com", subjectId: large, givenAt: t + i }
-        : cookieSave({ subjectId: large, givenAt: t + i, vendorChoice: { grants: { [`v${i}`]: true }, confirmedAt: t + i } })
+        : cookieSave({
+          subjectId: large,
+          givenAt: t + i,
+          vendorChoice: { grants: { [`v${i}`]: true }, confirmedAt: t + i }
+        })
       expect((await save(server, body)).status).toBe(200)
     }
     const cost = async (subjectId: string) => {

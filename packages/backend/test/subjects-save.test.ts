@@ -1,6 +1,15 @@
 import { signIdentityToken, signLegalDocumentSnapshot } from "@svc/backend"
 import { describe, expect, it } from "vitest"
-import { allPreferences, bearer, call, consentRows, cookieSave, newSubjectId, save, subjectRow } from "./support/consent-saves.js"
+import {
+  allPreferences,
+  bearer,
+  call,
+  consentRows,
+  cookieSave,
+  newSubjectId,
+  save,
+  subjectRow
+} from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
@@ -14,7 +23,12 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
     identityToken: { signingKey: IDENTITY.signingKey },
     legalDocumentSnapshot: LEGAL,
     manifest: {
-      policyRules: [{ id: "everywhere", match: { default: true }, model: "opt-in", categories: ["measurement", "marketing"] }],
+      policyRules: [{
+        id: "everywhere",
+        match: { default: true },
+        model: "opt-in",
+        categories: ["measurement", "marketing"]
+      }],
       vendors: [
         { id: "analytics-co", name: "Analytics Co", category: "measurement" },
         { id: "ads-co", name: "Ads Co", category: "marketing" }
@@ -25,7 +39,10 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
   describe("a cookie-banner save", () => {
     it("is stored and answered with subjectId, consentId, appliedPreferences and givenAt as sent", async () => {
       const givenAt = "2026-03-01T10:15:30.123Z"
-      const body = cookieSave({ givenAt, preferences: { ...allPreferences(false), necessary: false, measurement: true } })
+      const body = cookieSave({
+        givenAt,
+        preferences: { ...allPreferences(false), necessary: false, measurement: true }
+      })
       const before = Date.now()
       const { body: answer, status } = await save(server, body)
       expect(status).toBe(200)
@@ -68,13 +85,21 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
       })
       expect((await save(server, body)).status).toBe(200)
       const [row] = await consentRows(server, body.subjectId as string)
-      expect(row).toMatchObject({ experiment_id: "exp-7", experiment_arm: "B", action: "custom", surface: "dialog", journey_id: "j-123" })
+      expect(row).toMatchObject({
+        experiment_id: "exp-7",
+        experiment_arm: "B",
+        action: "custom",
+        surface: "dialog",
+        journey_id: "j-123"
+      })
       expect(Number(row!.time_to_decision_ms)).toBe(4321)
     })
 
     it("refuses a cookie-banner save without preferences, or with a bad subject id, with 400 INVALID_REQUEST", async () => {
       const { preferences: _, ...withoutPreferences } = cookieSave()
-      for (const body of [withoutPreferences, cookieSave({ subjectId: "user-1" }), cookieSave({ givenAt: "2026-02-30" })]) {
+      for (const body of [withoutPreferences, cookieSave({ subjectId: "user-1" }),
+        cookieSave({ givenAt: "2026-02-30" })])
+      {
         const { body: answer, status } = await save(server, body)
         expect(status).toBe(400)
         expect(answer.cause.code).toBe("INVALID_REQUEST")
@@ -124,7 +149,11 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
       const givenAt = Date.parse("2026-04-01T12:00:00.000Z")
       const body = cookieSave({ givenAt })
       const first = await save(server, body)
-      const reordered = { ...body, givenAt: "2026-04-01T14:00:00+02:00", preferences: { experience: true, functionality: true, marketing: true, measurement: true, necessary: true } }
+      const reordered = {
+        ...body,
+        givenAt: "2026-04-01T14:00:00+02:00",
+        preferences: { experience: true, functionality: true, marketing: true, measurement: true, necessary: true }
+      }
       const again = await save(server, reordered)
       expect(again.body.consentId).toBe(first.body.consentId)
     })
@@ -161,7 +190,8 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
     const conflicting: ReadonlyArray<[string, (body: Record<string, unknown>) => Record<string, unknown>]> = [
       ["different receipts", (b) => ({ ...b, receipts: { measurement: { value: false, confirmedAt: b.givenAt } } })],
       ["different purposes", (b) => ({ ...b, preferences: allPreferences(false) })],
-      ["a different vendor map", (b) => ({ ...b, vendorChoice: { grants: { "ads-co": false }, confirmedAt: b.givenAt } })],
+      ["a different vendor map",
+        (b) => ({ ...b, vendorChoice: { grants: { "ads-co": false }, confirmedAt: b.givenAt } })],
       ["a vendor map the first save did not have", (b) => ({ ...b, vendorChoice: undefined })]
     ]
     for (const [what, change] of conflicting) {
@@ -181,7 +211,8 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
     it("answers a retry against a stored vendor map that cannot be read with 409 CONFLICT", async () => {
       const body = cookieSave({ vendorChoice: { grants: { "ads-co": true }, confirmedAt: Date.now() } })
       await save(server, body)
-      await server.db().query("UPDATE svc_consents SET vendor_choice = ? WHERE subject_id = ?", ["{not json", body.subjectId])
+      await server.db().query("UPDATE svc_consents SET vendor_choice = ? WHERE subject_id = ?", ["{not json",
+        body.subjectId])
       const retry = await save(server, body)
       expect(retry.status).toBe(409)
       expect(retry.body.cause.code).toBe("CONFLICT")
@@ -211,10 +242,15 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
     it("links unverified without a key or with a bad token, and still records the consent", async () => {
       const wrongUser = await signIdentityToken(IDENTITY, { externalId: "someone-else" })
       const wrongIdp = await signIdentityToken(IDENTITY, { externalId: "user-x", identityProvider: "okta" })
-      const forged = await signIdentityToken({ ...IDENTITY, signingKey: "another-key-0123456789abcdefghijkl" }, { externalId: "user-x" })
+      const forged = await signIdentityToken({ ...IDENTITY, signingKey: "another-key-0123456789abcdefghijkl" }, {
+        externalId: "user-x"
+      })
       const expired = await signIdentityToken(IDENTITY, { externalId: "user-x" }, -60)
       for (const identityToken of [undefined, "garbage", wrongUser, wrongIdp, forged, expired]) {
-        const body = cookieSave({ externalSubjectId: "user-x", ...(identityToken === undefined ? {} : { identityToken }) })
+        const body = cookieSave({
+          externalSubjectId: "user-x",
+          ...(identityToken === undefined ? {} : { identityToken })
+        })
         const { status } = await save(server, body)
         expect(status, String(identityToken)).toBe(200)
         const row = await subjectRow(server, body.subjectId as string)
@@ -228,7 +264,9 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
       const subjectId = newSubjectId()
       await save(server, cookieSave({ subjectId, givenAt: 1_700_000_000_000 }))
       const token = await signIdentityToken(IDENTITY, { externalId: "late-user" })
-      expect((await save(server, cookieSave({ subjectId, externalSubjectId: "late-user", identityToken: token }))).status).toBe(200)
+      expect(
+        (await save(server, cookieSave({ subjectId, externalSubjectId: "late-user", identityToken: token }))).status
+      ).toBe(200)
       const row = await subjectRow(server, subjectId)
       expect(row!.external_id).toBeNull()
       expect(Number(row!.verified)).toBe(0)
@@ -237,7 +275,13 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
 
   describe("legal-document saves", () => {
     const publish = (type: string, hash: string, version: string) =>
-      call(server, "PUT", `/legal-documents/${type}/current`, { version, hash, effectiveDate: "2026-01-01" }, bearer(API_KEY))
+      call(
+        server,
+        "PUT",
+        `/legal-documents/${type}/current`,
+        { version, hash, effectiveDate: "2026-01-01" },
+        bearer(API_KEY)
+      )
 
     it("names the document by policyHash, policyId, documentSnapshotToken, or else the current release", async () => {
       const v1 = (await publish("terms_and_conditions_eu", "tc-hash-1", "1.0")).body.policy
@@ -246,7 +290,12 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
       const cases: ReadonlyArray<[Record<string, unknown>, string]> = [
         [{ policyHash: "tc-hash-1" }, v1.id],
         [{ policyId: v1.id }, v1.id],
-        [{ documentSnapshotToken: await signLegalDocumentSnapshot(LEGAL, { type: "terms_and_conditions_eu", hash: "tc-hash-1" }) }, v1.id],
+        [{
+          documentSnapshotToken: await signLegalDocumentSnapshot(LEGAL, {
+            type: "terms_and_conditions_eu",
+            hash: "tc-hash-1"
+          })
+        }, v1.id],
         [{}, v2.id]
       ]
       for (const [reference, releaseId] of cases) {
@@ -285,14 +334,21 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
       const unknown = await save(server, { ...base, policyHash: "never-published" })
       expect(unknown.status).toBe(400)
       expect(unknown.body.cause.code).toBe("INVALID_REQUEST")
-      const forged = await signLegalDocumentSnapshot({ signingKey: "x".repeat(40) }, { type: "privacy_policy", hash: "pp-1" })
+      const forged = await signLegalDocumentSnapshot({ signingKey: "x".repeat(40) }, {
+        type: "privacy_policy",
+        hash: "pp-1"
+      })
       const otherType = await signLegalDocumentSnapshot(LEGAL, { type: "dpa", hash: "pp-1" })
       for (const documentSnapshotToken of ["garbage", forged, otherType]) {
         const answer = await save(server, { ...base, documentSnapshotToken })
         expect(answer.status).toBe(409)
         expect(answer.body.cause.code).toBe("POLICY_SNAPSHOT_INVALID")
       }
-      const old = await signLegalDocumentSnapshot(LEGAL, { type: "privacy_policy", hash: "pp-1" }, new Date(Date.now() - 3 * 86_400_000))
+      const old = await signLegalDocumentSnapshot(
+        LEGAL,
+        { type: "privacy_policy", hash: "pp-1" },
+        new Date(Date.now() - 3 * 86_400_000)
+      )
       const expired = await save(server, { ...base, documentSnapshotToken: old })
       expect(expired.status).toBe(409)
       expect(expired.body.cause.code).toBe("POLICY_SNAPSHOT_EXPIRED")

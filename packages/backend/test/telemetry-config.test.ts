@@ -5,7 +5,6 @@ import { problemsOf } from "./support/config-problems.js"
 const database = { dialect: "sqlite", url: ":memory:" } as const
 const apiKeys = ["telemetry-key-0123456789abcdef0123"]
 
-
 describe("telemetry option validation", () => {
   it("accepts the documented shapes", async () => {
     for (const telemetry of [
@@ -29,12 +28,19 @@ describe("telemetry option validation", () => {
     expect(problemsOf({ database, telemetry: { otlp: { url: "collector:4318" } } })).toContain(
       "telemetry.otlp.url: expected an http: or https: URL of an OTLP/HTTP collector"
     )
-    expect(problemsOf({ database, apiKeys, telemetry: { prometheus: { path: "metrics" } } }).join("\n")).toMatch(/^telemetry\.prometheus\.path: /m)
-    expect(problemsOf({ database, telemetry: { jaeger: {} } }).join("\n")).toMatch(/^telemetry\.jaeger: unknown option/m)
+    expect(problemsOf({ database, apiKeys, telemetry: { prometheus: { path: "metrics" } } }).join("\n")).toMatch(
+      /^telemetry\.prometheus\.path: /m
+    )
+    expect(problemsOf({ database, telemetry: { jaeger: {} } }).join("\n")).toMatch(
+      /^telemetry\.jaeger: unknown option/m
+    )
   })
 
   it("never repeats an OTLP header value in a problem", () => {
-    const problems = problemsOf({ database, telemetry: { otlp: { url: "http://127.0.0.1:4318", headers: { authorization: 42 } } } })
+    const problems = problemsOf({
+      database,
+      telemetry: { otlp: { url: "http://127.0.0.1:4318", headers: { authorization: 42 } } }
+    })
     expect(problems.join("\n")).toMatch(/^telemetry\.otlp\.headers\.authorization: /m)
     expect(problems.join("\n")).not.toContain("42")
   })

@@ -15,7 +15,12 @@ const options: TestOptions = {
   manifest: {
     policyRules: [
       { id: "eu", match: { countries: ["DE"] }, model: "opt-in", categories: ["measurement", "marketing"] },
-      { id: "rest", match: { default: true }, model: "opt-out", categories: ["measurement", "marketing", "functionality", "experience"] }
+      {
+        id: "rest",
+        match: { default: true },
+        model: "opt-out",
+        categories: ["measurement", "marketing", "functionality", "experience"]
+      }
     ]
   }
 }
@@ -33,7 +38,9 @@ type Scrape = Awaited<ReturnType<typeof scrape>>
 
 /** The value of the one sample named `name` whose labels include `labels` (0 when absent). */
 const valueOf = (scraped: Scrape, name: string, labels: Record<string, string>): number => {
-  const matching = scraped.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+  const matching = scraped.samples.filter((s) =>
+    s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)
+  )
   expect(matching.length).toBeLessThanOrEqual(1)
   return matching[0]?.value ?? 0
 }
@@ -70,15 +77,21 @@ describe.each(dialects)("GET /metrics (Prometheus) [%s]", (dialect) => {
     expect((await save(server, { ...act, preferences: allPreferences(true) })).body.cause).toEqual({ code: "CONFLICT" })
 
     // A grant the rule in the snapshot does not offer: 422 STALE_POLICY decision-mismatch.
-    const stale = await save(server, cookieSave({ policySnapshotToken: de.body.policySnapshotToken, preferences: allPreferences(true) }))
+    const stale = await save(
+      server,
+      cookieSave({ policySnapshotToken: de.body.policySnapshotToken, preferences: allPreferences(true) })
+    )
     expect(stale.body.cause).toEqual({ code: "STALE_POLICY", reason: "decision-mismatch" })
 
     const read = await call(server, "GET", `/subjects/${subjectId}`, undefined, bearer(API_KEY))
     expect(read.status).toBe(200)
-    expect((await call(server, "GET", "/subjects/sub_doesnotexist0000000000", undefined, bearer(API_KEY))).status).toBe(404)
+    expect((await call(server, "GET", "/subjects/sub_doesnotexist0000000000", undefined, bearer(API_KEY))).status).toBe(
+      404
+    )
 
     const after = await scrape(server)
-    const delta = (name: string, labels: Record<string, string>) => valueOf(after, name, labels) - valueOf(before, name, labels)
+    const delta = (name: string, labels: Record<string, string>) =>
+      valueOf(after, name, labels) - valueOf(before, name, labels)
 
     expect(delta("svc_init_resolutions_total", { status: "matched", matched_by: "country" })).toBe(1)
     expect(delta("svc_init_resolutions_total", { status: "matched", matched_by: "default" })).toBe(2)
@@ -88,8 +101,17 @@ describe.each(dialects)("GET /metrics (Prometheus) [%s]", (dialect) => {
     expect(delta("svc_http_requests_total", { route: "/subjects", method: "POST", status_class: "4xx" })).toBe(2)
     expect(delta("svc_http_requests_total", { route: "/subjects/:id", method: "GET", status_class: "2xx" })).toBe(1)
     expect(delta("svc_http_requests_total", { route: "/subjects/:id", method: "GET", status_class: "4xx" })).toBe(1)
-    expect(delta("svc_http_request_duration_seconds_count", { route: "/subjects", method: "POST", status_class: "2xx" })).toBe(2)
-    expect(delta("svc_http_request_duration_seconds_bucket", { route: "/subjects", method: "POST", status_class: "2xx", le: "+Inf" })).toBe(2)
+    expect(
+      delta("svc_http_request_duration_seconds_count", { route: "/subjects", method: "POST", status_class: "2xx" })
+    ).toBe(2)
+    expect(
+      delta("svc_http_request_duration_seconds_bucket", {
+        route: "/subjects",
+        method: "POST",
+        status_class: "2xx",
+        le: "+Inf"
+      })
+    ).toBe(2)
     expect(delta("svc_consent_refusals_total", { code: "CONFLICT", reason: "none" })).toBe(1)
     expect(delta("svc_consent_refusals_total", { code: "STALE_POLICY", reason: "decision-mismatch" })).toBe(1)
     expect(delta("svc_consent_saves_total", { type: "cookie_banner", policy: "rest", action: "none" })).toBe(1)
@@ -122,7 +144,9 @@ describe("docs/grafana/svc-dashboard.json", () => {
   it("queries only metrics svc defines", () => {
     const dashboard = readFileSync(new URL("../../../docs/grafana/svc-dashboard.json", import.meta.url), "utf8")
     const defined = readFileSync(new URL("../src/telemetry/metrics.ts", import.meta.url), "utf8")
-    const used = new Set([...dashboard.matchAll(/svc_[a-z_]+/g)].map(([name]) => name.replace(/_(bucket|sum|count)$/, "")))
+    const used = new Set(
+      [...dashboard.matchAll(/svc_[a-z_]+/g)].map(([name]) => name.replace(/_(bucket|sum|count)$/, ""))
+    )
     expect(used.size).toBeGreaterThan(5)
     for (const name of used) expect(defined, name).toContain(`"${name}"`)
   })

@@ -71,17 +71,24 @@ describe.each(dialects)("OTLP export of traces and metrics [%s]", (dialect) => {
       }, { port: 0, host: "127.0.0.1" })
       let subjectId = ""
       try {
-        const saved = await save({ fetch: (path: string, init?: RequestInit) => fetch(server.url + path, init) } as never, cookieSave())
+        const saved = await save(
+          { fetch: (path: string, init?: RequestInit) => fetch(server.url + path, init) } as never,
+          cookieSave()
+        )
         expect(saved.status).toBe(200)
         subjectId = saved.body.subjectId
         const read = await fetch(`${server.url}/subjects/${subjectId}`, { headers: bearer(API_KEY) })
         expect(read.status).toBe(200)
-        expect((await fetch(`${server.url}/subjects/sub_doesnotexist0000000000`, { headers: bearer(API_KEY) })).status).toBe(404)
+        expect((await fetch(`${server.url}/subjects/sub_doesnotexist0000000000`, { headers: bearer(API_KEY) })).status)
+          .toBe(404)
         // A caller in a trace of its own (W3C trace context): svc's request span joins it.
-        const joined = await fetch(`${server.url}/manifest`, { headers: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` } })
+        const joined = await fetch(`${server.url}/manifest`, {
+          headers: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` }
+        })
         expect(joined.status).toBe(200)
         // A malformed header is ignored: a root span as without one.
-        expect((await fetch(`${server.url}/manifest`, { headers: { traceparent: "00-nothex-nothex-01" } })).status).toBe(200)
+        expect((await fetch(`${server.url}/manifest`, { headers: { traceparent: "00-nothex-nothex-01" } })).status)
+          .toBe(200)
       } finally {
         await server.close() // flushes both exporters
       }
@@ -118,9 +125,13 @@ describe.each(dialects)("OTLP export of traces and metrics [%s]", (dialect) => {
       expect(sql.length).toBeGreaterThan(0)
       expect(sql.some((s) => s.name.startsWith("sql."))).toBe(true)
 
-      const metricNames = new Set(metrics.flatMap((e) =>
-        e.body.resourceMetrics.flatMap((r: any) => r.scopeMetrics.flatMap((s: any) => s.metrics.map((m: any) => m.name)))
-      ))
+      const metricNames = new Set(
+        metrics.flatMap((e) =>
+          e.body.resourceMetrics.flatMap((r: any) =>
+            r.scopeMetrics.flatMap((s: any) => s.metrics.map((m: any) => m.name))
+          )
+        )
+      )
       expect(metricNames).toContain("svc_http_requests_total")
       expect(metricNames).toContain("svc_http_request_duration_seconds")
       expect(metricNames).toContain("svc_consent_saves_total")
@@ -133,7 +144,9 @@ describe.each(dialects)("OTLP export of traces and metrics [%s]", (dialect) => {
       expect(all).not.toContain(API_KEY)
       // No attribute that could carry a visitor's address, the concrete URL or the user agent.
       const keys = new Set(spans.flatMap((span) => span.attributes.map((a) => a.key)))
-      for (const key of ["client.address", "url.full", "url.path", "url.query", "user_agent.original", "http.url", "http.target"]) {
+      for (const key of ["client.address", "url.full", "url.path", "url.query", "user_agent.original", "http.url",
+        "http.target"])
+      {
         expect(keys.has(key), key).toBe(false)
       }
     } finally {

@@ -41,10 +41,18 @@ describe.each(dialects)("tenancy on one shared database [%s]", (dialect) => {
     expect((await call(acme!, "GET", `/subjects/${subjectId}`)).status).toBe(200)
     for (const other of [globex!, unscoped!]) {
       expect((await call(other, "GET", `/subjects/${subjectId}`)).status).toBe(404)
-      expect((await call(other, "PATCH", `/subjects/${subjectId}`, { externalId: "x" }, bearer(API_KEY))).status).toBe(404)
+      expect((await call(other, "PATCH", `/subjects/${subjectId}`, { externalId: "x" }, bearer(API_KEY))).status).toBe(
+        404
+      )
       const list = await call(other, "GET", "/subjects?externalId=shared-user", undefined, bearer(API_KEY))
       expect(list.body).toEqual({ subjects: [] })
-      const check = await call(other, "GET", "/consents/check?externalId=shared-user&type=cookie_banner", undefined, bearer(API_KEY))
+      const check = await call(
+        other,
+        "GET",
+        "/consents/check?externalId=shared-user&type=cookie_banner",
+        undefined,
+        bearer(API_KEY)
+      )
       expect(check.body.results.cookie_banner).toEqual({ hasConsent: false, isLatestPolicy: false })
     }
     const own = await call(acme!, "GET", "/subjects?externalId=shared-user", undefined, bearer(API_KEY))
@@ -60,13 +68,22 @@ describe.each(dialects)("tenancy on one shared database [%s]", (dialect) => {
 
   it("keeps legal document releases per tenant", async () => {
     const put = (server: typeof acme, version: string, hash: string) =>
-      call(server!, "PUT", "/legal-documents/privacy_policy/current", { version, hash, effectiveDate: "2026-01-01" }, bearer(API_KEY))
+      call(
+        server!,
+        "PUT",
+        "/legal-documents/privacy_policy/current",
+        { version, hash, effectiveDate: "2026-01-01" },
+        bearer(API_KEY)
+      )
     expect((await put(acme, "1", "same-hash")).status).toBe(200)
     // the same hash under another tenant is another tenant's release, not a conflict
     expect((await put(globex, "9", "same-hash")).status).toBe(200)
     const subjectId = newSubjectId()
     await save(globex!, { type: "privacy_policy", domain: "g.example", subjectId, givenAt: Date.now() })
-    expect((await call(globex!, "GET", `/subjects/${subjectId}`)).body.consents[0]).toMatchObject({ policyVersion: "9", isLatestPolicy: true })
+    expect((await call(globex!, "GET", `/subjects/${subjectId}`)).body.consents[0]).toMatchObject({
+      policyVersion: "9",
+      isLatestPolicy: true
+    })
     await put(acme, "2", "acme-new")
     expect((await call(globex!, "GET", `/subjects/${subjectId}`)).body.consents[0].isLatestPolicy).toBe(true)
   })

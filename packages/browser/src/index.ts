@@ -13,4 +13,3 @@ export const bundleFiles: BundleFiles = {
   headless: fileURLToPath(new URL("../dist/svc.headless.js", import.meta.url)),
   iab: fileURLToPath(new URL("../dist/svc.iab.js", import.meta.url))
 }
-

@@ -19,7 +19,11 @@ const CHROMIUM_ARGS = [
 ]
 
 /** Defaults the script route embeds; pages override them through window.svcConfig. */
-const EMBEDDED = { journeyScope: "embedded", translations: { "optOut.dismiss": "Got it" }, theme: { accent: "#0a7d4f" } }
+const EMBEDDED = {
+  journeyScope: "embedded",
+  translations: { "optOut.dismiss": "Got it" },
+  theme: { accent: "#0a7d4f" }
+}
 
 const CHROMIUM = "/usr/bin/chromium"
 const runBrowserTests = existsSync(CHROMIUM) || process.env.CI === "true"
@@ -42,7 +46,8 @@ afterAll(async () => {
   await backend?.close()
 })
 
-const fresh = async (options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> => browser.newContext(options)
+const fresh = async (options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> =>
+  browser.newContext(options)
 
 /** Requests the page makes to the backend, by method and path. */
 const track = (page: Page, target: Backend = backend) => {
@@ -51,7 +56,12 @@ const track = (page: Page, target: Backend = backend) => {
     if (!request.url().startsWith(target.url)) return
     const url = new URL(request.url())
     const raw = request.postData()
-    seen.push({ method: request.method(), path: url.pathname, query: url.searchParams, body: raw ? JSON.parse(raw) : undefined })
+    seen.push({
+      method: request.method(),
+      path: url.pathname,
+      query: url.searchParams,
+      body: raw ? JSON.parse(raw) : undefined
+    })
   })
   return seen
 }
@@ -99,7 +109,9 @@ describe.runIf(runBrowserTests)(`browser bundles in Chromium`, () => {
     const before = Date.now()
     await banner.getByRole("button", { name: "Accept all" }).click()
     await banner.waitFor({ state: "detached" })
-    await page.waitForFunction(() => localStorage.getItem("svc.queue") === null && localStorage.getItem("svc.consent") !== null)
+    await page.waitForFunction(() =>
+      localStorage.getItem("svc.queue") === null && localStorage.getItem("svc.consent") !== null
+    )
     const id = await subjectId(page)
     expect(id).toMatch(/^sub_[A-Za-z0-9_-]{24,}$/)
     const view = await subject(id)
@@ -175,7 +187,9 @@ describe.runIf(runBrowserTests)(`browser bundles in Chromium`, () => {
 
   it("gives a GPC visitor the opt-out behaviour: marketing denied, no notice, nothing saved", async () => {
     const context = await fresh({ extraHTTPHeaders: { "Sec-GPC": "1" } })
-    await context.addInitScript(() => Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true }))
+    await context.addInitScript(() =>
+      Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true })
+    )
     const page = await context.newPage()
     const requests = track(page)
     await page.goto(site.page({ config: { country: "US", region: "CA" } }))
@@ -202,13 +216,21 @@ describe.runIf(runBrowserTests)(`browser bundles in Chromium`, () => {
     expect(await page.evaluate(() => (window as any).svc.has("marketing"))).toBe(true)
     // The embedded defaults' translation is used, and the embedded theme reaches the host.
     await notice.getByRole("button", { name: "Got it" }).waitFor()
-    expect(await page.locator("#svc-consent").evaluate((el) => (el as HTMLElement).style.getPropertyValue("--svc-accent"))).toBe(
+    expect(
+      await page.locator("#svc-consent").evaluate((el) => (el as HTMLElement).style.getPropertyValue("--svc-accent"))
+    ).toBe(
       "#0a7d4f"
     )
     await notice.getByRole("button", { name: "Do not sell or share my personal information" }).click()
-    await page.waitForFunction(() => localStorage.getItem("svc.consent") !== null && localStorage.getItem("svc.queue") === null)
+    await page.waitForFunction(() =>
+      localStorage.getItem("svc.consent") !== null && localStorage.getItem("svc.queue") === null
+    )
     const save = requests.find((r) => r.method === "POST")!.body
-    expect(save).toMatchObject({ action: "opt_out", surface: "banner", preferences: { marketing: false, measurement: true } })
+    expect(save).toMatchObject({
+      action: "opt_out",
+      surface: "banner",
+      preferences: { marketing: false, measurement: true }
+    })
     const view = await subject(await subjectId(page))
     expect(view.body.subjectChoice.categories.marketing.value).toBe(false)
     expect(view.body.subjectChoice.categories.measurement.value).toBe(true)
@@ -272,9 +294,15 @@ describe.runIf(runBrowserTests)(`browser bundles in Chromium`, () => {
     expect((await focused(page)).text).toBe("Save choices")
     await page.keyboard.press("Enter")
     await dialog.waitFor({ state: "detached" })
-    await page.waitForFunction(() => localStorage.getItem("svc.consent") !== null && localStorage.getItem("svc.queue") === null)
+    await page.waitForFunction(() =>
+      localStorage.getItem("svc.consent") !== null && localStorage.getItem("svc.queue") === null
+    )
     const save = requests.find((r) => r.method === "POST")!.body
-    expect(save).toMatchObject({ action: "custom", surface: "dialog", preferences: { measurement: true, marketing: false } })
+    expect(save).toMatchObject({
+      action: "custom",
+      surface: "dialog",
+      preferences: { measurement: true, marketing: false }
+    })
     expect(save.timeToDecisionMs).toBeGreaterThan(0)
     await context.close()
   })
@@ -317,7 +345,9 @@ describe.runIf(runBrowserTests)(`browser bundles in Chromium`, () => {
       __tcfapi('ping', 2, function (d) { window.tcf.ping = d });
       __tcfapi('getTCData', 2, function (d, ok) { window.tcf.first = { d: d, ok: ok } });
       __tcfapi('addEventListener', 2, function (d, ok) { window.tcf.events.push(d) });`
-    await page.goto(site.page({ bundle: "svc.iab.js", config: { country: "FR", iab: { publisherCC: "FR" } }, before: stub }))
+    await page.goto(
+      site.page({ bundle: "svc.iab.js", config: { country: "FR", iab: { publisherCC: "FR" } }, before: stub })
+    )
     const banner = page.getByRole("region", { name: "We value your privacy" })
     await banner.waitFor()
     expect(await banner.textContent()).toContain("3 partners")
@@ -334,9 +364,14 @@ describe.runIf(runBrowserTests)(`browser bundles in Chromium`, () => {
     await dialog.getByRole("checkbox", { name: "Captify" }).waitFor()
     await dialog.getByRole("button", { name: "Accept all" }).click()
 
-    await page.waitForFunction(() => (window as any).tcf.events.some((e: any) => e.eventStatus === "useractioncomplete"))
+    await page.waitForFunction(() =>
+      (window as any).tcf.events.some((e: any) => e.eventStatus === "useractioncomplete")
+    )
     const data = await page.evaluate(
-      () => new Promise<any>((resolve) => (window as any).__tcfapi("getTCData", 2, (d: unknown, ok: boolean) => resolve({ d, ok })))
+      () =>
+        new Promise<any>((resolve) =>
+          (window as any).__tcfapi("getTCData", 2, (d: unknown, ok: boolean) => resolve({ d, ok }))
+        )
     )
     expect(data.ok).toBe(true)
     expect(data.d.eventStatus).toBe("tcloaded")
@@ -374,7 +409,8 @@ describe.runIf(runBrowserTests)(`browser bundles in Chromium`, () => {
       site.page({
         bundle: "svc.headless.js",
         config: { country: "DE", journeyScope: "page" },
-        before: "window.svc.push(function (api) { window.queuedVersion = api.version }); window.svc.push(['subscribe', function (s, e) { (window.events = window.events || []).push(e) }]);"
+        before:
+          "window.svc.push(function (api) { window.queuedVersion = api.version }); window.svc.push(['subscribe', function (s, e) { (window.events = window.events || []).push(e) }]);"
       })
     )
     await initDone(page)
@@ -385,7 +421,10 @@ describe.runIf(runBrowserTests)(`browser bundles in Chromium`, () => {
     expect(outcome.ok).toBe(true)
     expect(await page.evaluate(() => (window as any).events)).toEqual(["subscribe", "resolve", "save"])
     const view = await subject(await subjectId(page))
-    expect(view.body.subjectChoice.categories).toMatchObject({ measurement: { value: true }, marketing: { value: false } })
+    expect(view.body.subjectChoice.categories).toMatchObject({
+      measurement: { value: true },
+      marketing: { value: false }
+    })
     // Page config overrides the embedded defaults.
     expect(requests.find((r) => r.path === "/init")!.query.get("journeyScope")).toBe("page")
     // identify() links the subject through PATCH /subjects/:id once it exists.

@@ -21,7 +21,10 @@ let site: Awaited<ReturnType<typeof startSite>>
 
 beforeAll(async () => {
   if (!runBrowserTests) return
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] })
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run"]
+  })
   server = await startServer(
     {
       database: { dialect: "sqlite", url: ":memory:" },
@@ -63,8 +66,12 @@ const defaults = (gpc: boolean) => [
   ["consent", "default", { ...types(gpc ? d : g, g, g, g), wait_for_update: 700 }]
 ]
 
-const update = (ads: Value, analytics: Value, functionality: Value, personalization: Value) =>
-  ["consent", "update", types(ads, analytics, functionality, personalization)]
+const update = (
+  ads: Value,
+  analytics: Value,
+  functionality: Value,
+  personalization: Value
+) => ["consent", "update", types(ads, analytics, functionality, personalization)]
 
 /** window.dataLayer with each gtag `arguments` object as a plain array. */
 const dataLayer = (page: Page) =>
@@ -126,7 +133,9 @@ describe.runIf(runBrowserTests)("Google Consent Mode v2 in Chromium", () => {
 
   it("GPC: the defaults already deny what the rules' gpcDenies name, and so does every update", async () => {
     const context = await browser.newContext()
-    await context.addInitScript(() => Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true }))
+    await context.addInitScript(() =>
+      Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true })
+    )
     const page = await context.newPage()
     await page.goto(site.page({ bundle: "svc.headless.js", config: { country: "US", region: "CA" } }))
     await resolved(page)

@@ -17,7 +17,10 @@ let site: Awaited<ReturnType<typeof startSite>>
 
 beforeAll(async () => {
   if (!runBrowserTests) return
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] })
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run"]
+  })
   server = await startServer(
     {
       database: { dialect: "sqlite", url: ":memory:" },
@@ -39,7 +42,10 @@ afterAll(async () => {
 /** Calls `__gpp(command, callback, parameter)` in the page; answers `[data, success]`. */
 const gpp = (page: Page, command: string, parameter?: string) =>
   page.evaluate(
-    ([c, p]) => new Promise<[any, boolean]>((done) => (window as any).__gpp(c, (data: unknown, ok: boolean) => done([data, ok]), p)),
+    ([c, p]) =>
+      new Promise<[any, boolean]>((done) =>
+        (window as any).__gpp(c, (data: unknown, ok: boolean) => done([data, ok]), p)
+      ),
     [command, parameter] as const
   )
 
@@ -112,18 +118,21 @@ describe.runIf(runBrowserTests)("__gpp in Chromium (svc.iab.js)", () => {
     expect(await gpp(page, "getSection", "tcfeuv2")).toEqual([null, true])
 
     // A listener hears the opt-out; the section then says so.
-    const [registered] = await page.evaluate(() => new Promise<[any]>((done) => {
-      ;(window as any).gppEvents = []
-      ;(window as any).__gpp("addEventListener", (event: any) => {
-        ;(window as any).gppEvents.push(event)
-        if (event.eventName === "listenerRegistered") done([event])
+    const [registered] = await page.evaluate(() =>
+      new Promise<[any]>((done) => {
+        ;(window as any).gppEvents = []
+        ;(window as any).__gpp("addEventListener", (event: any) => {
+          ;(window as any).gppEvents.push(event)
+          if (event.eventName === "listenerRegistered") done([event])
+        })
       })
-    }))
+    )
     expect(registered).toMatchObject({ eventName: "listenerRegistered", data: true })
     const outcome = await page.evaluate(() => (window as any).svc.optOut())
     expect(outcome.ok).toBe(true)
     const events = await page.evaluate(() => (window as any).gppEvents)
-    expect(events.map((e: any) => [e.eventName, e.data])).toEqual([["listenerRegistered", true], ["sectionChange", "usnat"]])
+    expect(events.map((e: any) => [e.eventName, e.data])).toEqual([["listenerRegistered", true], ["sectionChange",
+      "usnat"]])
     expect(events[1].pingData.parsedSections.usnat).toEqual(usnat(1, false))
     const [after] = await gpp(page, "getSection", "usnat")
     expect(after).toEqual(usnat(1, false))
@@ -142,7 +151,9 @@ describe.runIf(runBrowserTests)("__gpp in Chromium (svc.iab.js)", () => {
 
   it("GPC: the usnat section says so and opts out of sale and sharing", async () => {
     const context = await browser.newContext()
-    await context.addInitScript(() => Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true }))
+    await context.addInitScript(() =>
+      Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true })
+    )
     const page = await context.newPage()
     await page.goto(site.page({ bundle: "svc.iab.js", config: { country: "US", region: "CA", ui: false } }))
     await resolved(page)
@@ -163,7 +174,14 @@ describe.runIf(runBrowserTests)("__gpp in Chromium (svc.iab.js)", () => {
       await page.goto(site.page({ bundle: "svc.iab.js", config: { ...config, ui: false } }))
       await resolved(page)
       const [ping] = await gpp(page, "ping")
-      expect(ping, config.country).toMatchObject({ cmpStatus: "loaded", signalStatus: "ready", sectionList: [], applicableSections: [-1], gppString: "DBAA", parsedSections: {} })
+      expect(ping, config.country).toMatchObject({
+        cmpStatus: "loaded",
+        signalStatus: "ready",
+        sectionList: [],
+        applicableSections: [-1],
+        gppString: "DBAA",
+        parsedSections: {}
+      })
       expect(decoded(ping.gppString).sectionIds).toEqual([])
       expect(await gpp(page, "getSection", "usnat")).toEqual([null, true])
       expect(await gpp(page, "hasSection", "usnat")).toEqual([false, true])

@@ -54,7 +54,9 @@ describe("config", () => {
   })
   it("prefers page backendURL, then the embedded one, then the script address; never a trailing slash", () => {
     expect(resolveBackendURL({}, { backendURL: "https://a.test/x/" }, "https://b.test/svc.js")).toBe("https://a.test/x")
-    expect(resolveBackendURL({ backendURL: "https://p.test" }, { backendURL: "https://a.test" }, null)).toBe("https://p.test")
+    expect(resolveBackendURL({ backendURL: "https://p.test" }, { backendURL: "https://a.test" }, null)).toBe(
+      "https://p.test"
+    )
     expect(resolveBackendURL({}, undefined, "https://b.test/api/svc.js")).toBe("https://b.test/api")
   })
 })
@@ -100,7 +102,13 @@ describe("deriveState and shouldPrompt", () => {
     const init = matched(policy())
     const state = deriveState(init, undefined, false, now)
     expect(state.status).toBe("pending")
-    expect(state.preferences).toEqual({ necessary: true, measurement: false, marketing: false, functionality: false, experience: false })
+    expect(state.preferences).toEqual({
+      necessary: true,
+      measurement: false,
+      marketing: false,
+      functionality: false,
+      experience: false
+    })
     expect(shouldPrompt(init, state)).toBe(true)
   })
   it("keeps a stored choice for the same fingerprint and asks again when the fingerprint changed or it expired", () => {
@@ -108,7 +116,13 @@ describe("deriveState and shouldPrompt", () => {
       v: 1 as const,
       policyId: "eu",
       fingerprint: "fp-1",
-      preferences: { necessary: true as const, measurement: true, marketing: false, functionality: false, experience: false },
+      preferences: {
+        necessary: true as const,
+        measurement: true,
+        marketing: false,
+        functionality: false,
+        experience: false
+      },
       givenAt: now - 1000,
       action: "custom" as const,
       expiresAt: now + 1000
@@ -218,7 +232,11 @@ describe("replay queue", () => {
 
   it("drops a save the backend refused with a 4xx", async () => {
     const store = memoryStore()
-    const queue = createReplayQueue(store, async () => json(409, { message: "x", cause: { code: "POLICY_SNAPSHOT_EXPIRED" } }), () => 1)
+    const queue = createReplayQueue(
+      store,
+      async () => json(409, { message: "x", cause: { code: "POLICY_SNAPSHOT_EXPIRED" } }),
+      () => 1
+    )
     const d = await queue.submit("u", body(1))
     expect(d).toMatchObject({ kind: "refused", status: 409, code: "POLICY_SNAPSHOT_EXPIRED" })
     expect(queue.pending()).toHaveLength(0)
@@ -346,7 +364,9 @@ describe("runtime", () => {
     await new Promise((r) => setTimeout(r, 0))
     expect(timers).toHaveLength(0)
     expect(t.store.getItem(KEYS.queue)).toBeNull()
-    expect(t.calls.filter((c) => c.method === "POST").map((c) => c.body.givenAt)).toEqual(Array(3).fill(1_700_000_000_000))
+    expect(t.calls.filter((c) => c.method === "POST").map((c) => c.body.givenAt)).toEqual(
+      Array(3).fill(1_700_000_000_000)
+    )
   })
 
   it("links an identity later when the subject does not exist yet", async () => {

@@ -109,11 +109,18 @@ describe("encodeTcString", () => {
     const [core, disclosed] = tc.split(".")
     expect(core).toBe(encodeTcString(model()))
     expect(disclosed).toMatch(/^[A-Za-z0-9_-]+$/)
-    expect(decodeDisclosedVendors(tc)).toEqual({ segmentType: 1, maxVendorId: 756, isRangeEncoding: true, ids: [1, 2, 4, 755, 756] })
+    expect(decodeDisclosedVendors(tc)).toEqual({
+      segmentType: 1,
+      maxVendorId: 756,
+      isRangeEncoding: true,
+      ids: [1, 2, 4, 755, 756]
+    })
   })
 
   it("encodes an empty vendor set as MaxVendorId 0 and an empty bit field", () => {
-    const d = decodeCore(encodeTcString(model({ vendorConsents: [], vendorLegitimateInterests: [], purposesConsent: [] })))
+    const d = decodeCore(
+      encodeTcString(model({ vendorConsents: [], vendorLegitimateInterests: [], purposesConsent: [] }))
+    )
     expect(d.vendorConsents).toEqual({ maxVendorId: 0, isRangeEncoding: false, ids: [] })
     expect(d.vendorLegitimateInterests).toEqual({ maxVendorId: 0, isRangeEncoding: false, ids: [] })
     expect(d.purposesConsent).toEqual([])

@@ -30,25 +30,34 @@ const pack = {
 
 /** An answer as the backend writes it: built from the contract's type and encoded by its schema. */
 const answer = (over: Partial<typeof InitResponse.Type>): BrowserInit =>
-  asRead(JSON.parse(JSON.stringify(Schema.encodeSync(InitResponse)({
-    schemaVersion: 1,
-    revision: "rev-1",
-    hosting: "self-hosted",
-    policyResolution: { status: "matched", reason: null, matchedBy: "country", policyId: "eu", fingerprint: "fp-eu", model: "opt-in" },
-    policy: pack,
-    location: { country: "DE", region: null },
-    language: "en",
-    translations: { en: { banner: { title: "Cookies" } } },
-    gpc: false,
-    appName: null,
-    branding: "svc",
-    iab: null,
-    vendors: [],
-    vendorListVersion: null,
-    experiment: null,
-    journey: null,
-    ...over
-  }))))
+  asRead(JSON.parse(JSON.stringify(
+    Schema.encodeSync(InitResponse)({
+      schemaVersion: 1,
+      revision: "rev-1",
+      hosting: "self-hosted",
+      policyResolution: {
+        status: "matched",
+        reason: null,
+        matchedBy: "country",
+        policyId: "eu",
+        fingerprint: "fp-eu",
+        model: "opt-in"
+      },
+      policy: pack,
+      location: { country: "DE", region: null },
+      language: "en",
+      translations: { en: { banner: { title: "Cookies" } } },
+      gpc: false,
+      appName: null,
+      branding: "svc",
+      iab: null,
+      vendors: [],
+      vendorListVersion: null,
+      experiment: null,
+      journey: null,
+      ...over
+    })
+  )))
 
 const decodes = <A, I>(schema: Schema.Schema<A, I>, value: unknown) => {
   const result = Schema.decodeUnknownEither(schema)(value)
@@ -90,10 +99,18 @@ describe("wire contract", () => {
       { version: "3.0.0", gpc: true, journey: { id: "jrn_1", scope: "page", stored: "1" } }
     )
     const query = Object.fromEntries(new URL(url).searchParams)
-    expect(Object.keys(query).sort()).toEqual(["contract", "country", "experiment", "gpc", "journey", "journeyScope", "region", "stored", "v"])
+    expect(Object.keys(query).sort()).toEqual(["contract", "country", "experiment", "gpc", "journey", "journeyScope",
+      "region", "stored", "v"])
     const decoded = Schema.decodeUnknownEither(InitQuery, { onExcessProperty: "error" })(query)
     if (Either.isLeft(decoded)) throw new Error(String(decoded.left))
-    expect(decoded.right).toMatchObject({ v: "3.0.0", contract: "1", country: "DE", region: "BY", gpc: "1", journey: "jrn_1" })
+    expect(decoded.right).toMatchObject({
+      v: "3.0.0",
+      contract: "1",
+      country: "DE",
+      region: "BY",
+      gpc: "1",
+      journey: "jrn_1"
+    })
   })
 
   it("reads every /init status the contract encodes: matched prompts, the others leave the visitor unresolved", () => {
@@ -102,7 +119,9 @@ describe("wire contract", () => {
     const state = deriveState(matched, undefined, false, Date.now())
     expect(state).toMatchObject({ status: "pending", policyId: "eu", fingerprint: "fp-eu", model: "opt-in" })
     expect(shouldPrompt(matched, state)).toBe(true)
-    for (const [status, reason] of [["no-match", null], ["unconfigured", null], ["failed", "insufficient-inputs"]] as const) {
+    for (const [status, reason] of [["no-match", null], ["unconfigured", null], ["failed",
+      "insufficient-inputs"]] as const)
+    {
       const other = answer({
         policyResolution: { status, reason, matchedBy: null, policyId: null, fingerprint: null, model: null },
         policy: null,

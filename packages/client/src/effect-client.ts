@@ -53,5 +53,6 @@ export type SvcApiClient = Effect.Effect.Success<ReturnType<typeof build>>
  * for Effect programs. Provide an `HttpClient` (for example `FetchHttpClient.layer`). Options are
  * not validated here; `createSvcClient` is the checked, promise-based entry.
  */
-export const makeSvcApiClient = (options: SvcApiClientOptions): Effect.Effect<SvcApiClient, never, HttpClient.HttpClient> =>
-  build(options)
+export const makeSvcApiClient = (
+  options: SvcApiClientOptions
+): Effect.Effect<SvcApiClient, never, HttpClient.HttpClient> => build(options)

@@ -113,7 +113,9 @@ export class SvcError<C extends SvcErrorCode = SvcErrorCode> extends Error {
       ...(this.status === undefined ? {} : { status: this.status }),
       ...(this.requestId === undefined ? {} : { requestId: this.requestId }),
       retryable: this.retryable,
-      ...(this.issues === undefined ? {} : { issues: this.issues.map((i) => ({ path: [...i.path], message: i.message })) }),
+      ...(this.issues === undefined
+        ? {}
+        : { issues: this.issues.map((i) => ({ path: [...i.path], message: i.message })) }),
       ...(this.reason === undefined ? {} : { reason: this.reason }),
       ...(this.serverCode === undefined ? {} : { serverCode: this.serverCode })
     }

@@ -22,7 +22,12 @@ export type {
   ConsentCheckMethod,
   ConsentCheckResult
 } from "./methods/consents.js"
-export type { ConsentExportCode, ConsentExportInput, ConsentExportMethod, ExportedConsentRecord } from "./methods/consents-export.js"
+export type {
+  ConsentExportCode,
+  ConsentExportInput,
+  ConsentExportMethod,
+  ExportedConsentRecord
+} from "./methods/consents-export.js"
 export type { SummaryCode, SummaryData, SummaryInput } from "./methods/experiments.js"
 export type {
   CurrentLegalDocumentCode,
@@ -72,5 +77,12 @@ export type {
 } from "./methods/events.js"
 export type { SvcClientOptions, SvcFetch, SvcRetryOptions } from "./options.js"
 export { type VerifiedWebhook, verifyWebhook, type WebhookHeaders } from "./webhooks.js"
-export { type SvcDataOf, type SvcErrorCodeOf, type SvcFailure, type SvcResult, type SvcSuccess, unwrap } from "./result.js"
+export {
+  type SvcDataOf,
+  type SvcErrorCodeOf,
+  type SvcFailure,
+  type SvcResult,
+  type SvcSuccess,
+  unwrap
+} from "./result.js"
 export { CLIENT_VERSION } from "./version.js"

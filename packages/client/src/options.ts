@@ -78,7 +78,8 @@ const checkBaseUrl = (
     issues.push({ path: ["baseUrl"], message: "must use http: or https:" })
   }
   // `new URL` drops an empty `?` or `#`, so look at the text as written too.
-  if (url.search !== "" || text.includes("?")) issues.push({ path: ["baseUrl"], message: "must not have a query string" })
+  if (url.search !== "" || text.includes("?"))
+    issues.push({ path: ["baseUrl"], message: "must not have a query string" })
   if (url.hash !== "" || text.includes("#")) issues.push({ path: ["baseUrl"], message: "must not have a fragment" })
   if (url.username !== "" || url.password !== "") {
     issues.push({ path: ["baseUrl"], message: "must not contain credentials" })
@@ -144,7 +145,9 @@ const checkOptions = (input: unknown): ResolvedOptions | ReadonlyArray<SvcIssue>
     issues.push({ path: ["fetch"], message: "is required: this runtime has no global fetch" })
   }
 
-  const headers = options["headers"] === undefined ? { issues: [], headers: {} } : checkHeaders(options["headers"], ["headers"])
+  const headers = options["headers"] === undefined
+    ? { issues: [], headers: {} }
+    : checkHeaders(options["headers"], ["headers"])
   issues.push(...headers.issues)
 
   const timeoutMs = options["timeoutMs"] ?? 10_000

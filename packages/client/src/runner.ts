@@ -27,13 +27,17 @@ export interface Runtime {
 export const failure = <C extends SvcErrorCode>(error: SvcError<C>) => ({ ok: false, error }) as const
 
 export const invalidInput = (issues: ReadonlyArray<SvcIssue>) =>
-  failure(new SvcError({ code: "INVALID_INPUT", message: `Invalid input: ${issues.map(formatIssue).join("; ")}`, issues }))
+  failure(
+    new SvcError({ code: "INVALID_INPUT", message: `Invalid input: ${issues.map(formatIssue).join("; ")}`, issues })
+  )
 
 export const missingApiKey = (name: string) =>
-  failure(new SvcError({
-    code: "MISSING_API_KEY",
-    message: `${name} needs an API key; create the client with the apiKey option (server side only)`
-  }))
+  failure(
+    new SvcError({
+      code: "MISSING_API_KEY",
+      message: `${name} needs an API key; create the client with the apiKey option (server side only)`
+    })
+  )
 
 type Outcome<A> = SvcSuccess<A> | SvcError
 interface Attempted<A> {
@@ -46,7 +50,11 @@ const settle = <A>(operation: Operation<A>, answer: Answer, context: AttemptCont
   const decoded = operation.call.endpoint.decode(answer)
   if (decoded._tag === "Failure") return backendError(decoded.error, context, answer)
   if (decoded._tag === "Undocumented") {
-    return unexpectedResponse(context, answer, decoded.issue === undefined ? undefined : describeParseError(decoded.issue))
+    return unexpectedResponse(
+      context,
+      answer,
+      decoded.issue === undefined ? undefined : describeParseError(decoded.issue)
+    )
   }
   const shaped = operation.toData(decoded.value, answer)
   if (typeof shaped === "string") {
@@ -226,7 +234,9 @@ export const run = async <A, C extends SvcErrorCode>(
     }
   } catch (cause) {
     // Only a bug can land here; a method still resolves to a result.
-    return failure(makeError({ code: "NETWORK_ERROR", message: "The call failed unexpectedly", requestId, cause })) as SvcResult<
+    return failure(
+      makeError({ code: "NETWORK_ERROR", message: "The call failed unexpectedly", requestId, cause })
+    ) as SvcResult<
       A,
       C
     >

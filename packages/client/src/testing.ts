@@ -46,7 +46,10 @@ export const createMockSvcClient = (handlers: SvcMockHandlers = {}): SvcClient =
     status: method("status", table["status"]),
     init: method("init", table["init"]),
     manifest: method("manifest", table["manifest"]),
-    consents: { ...group("consents", ["check"]), export: iterableMethod("consents.export", (table["consents"] as Record<string, unknown> | undefined)?.["export"]) },
+    consents: {
+      ...group("consents", ["check"]),
+      export: iterableMethod("consents.export", (table["consents"] as Record<string, unknown> | undefined)?.["export"])
+    },
     subjects: group("subjects", ["identify", "get", "create", "list", "export", "erase"]),
     legalDocuments: group("legalDocuments", ["publish", "current", "list"]),
     experiments: group("experiments", ["summary"]),

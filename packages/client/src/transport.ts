@@ -16,7 +16,9 @@ import type { Plain } from "./methods/define.js"
 /** The request parts of a derived-client method (type side without brands; the contract encodes them). */
 export type PartsOf<F> = F extends (request: infer R) => unknown ? Plain<Omit<NonNullable<R>, "withResponse">> : never
 
-type Groups = { readonly [G in keyof SvcApiClient]: { readonly [E in keyof SvcApiClient[G]]: PartsOf<SvcApiClient[G][E]> } }
+type Groups = {
+  readonly [G in keyof SvcApiClient]: { readonly [E in keyof SvcApiClient[G]]: PartsOf<SvcApiClient[G][E]> }
+}
 
 interface AnyParts {
   readonly path?: unknown
@@ -173,7 +175,12 @@ HttpApi.reflect(SvcApi as unknown as HttpApi.HttpApi.Any as never, {
       const byCode = byStatus.get(answer.status)
       return byCode === undefined ? undocumented() : byCode(answer)
     }
-    endpoints.set(`${group.identifier}.${endpoint.name}`, { method: endpoint.method, path: endpoint.path, prepare, decode })
+    endpoints.set(`${group.identifier}.${endpoint.name}`, {
+      method: endpoint.method,
+      path: endpoint.path,
+      prepare,
+      decode
+    })
   }
 })
 

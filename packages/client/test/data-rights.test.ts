@@ -26,8 +26,20 @@ describe("live: legal documents", () => {
   it("legalDocuments.current and list read back what was published", async () => {
     const missing = await admin.legalDocuments.current("privacy_policy_read")
     expect(!missing.ok && missing.error).toMatchObject({ code: "NOT_FOUND", status: 404 })
-    const v1 = unwrap(await admin.legalDocuments.publish("privacy_policy_read", { version: "1", hash: "r-1", effectiveDate: "2026-01-01" }))
-    const v2 = unwrap(await admin.legalDocuments.publish("privacy_policy_read", { version: "2", hash: "r-2", effectiveDate: "2026-02-01" }))
+    const v1 = unwrap(
+      await admin.legalDocuments.publish("privacy_policy_read", {
+        version: "1",
+        hash: "r-1",
+        effectiveDate: "2026-01-01"
+      })
+    )
+    const v2 = unwrap(
+      await admin.legalDocuments.publish("privacy_policy_read", {
+        version: "2",
+        hash: "r-2",
+        effectiveDate: "2026-02-01"
+      })
+    )
     const publicClient = createSvcClient({ baseUrl: server.url, retry: false })
     const current = unwrap(await (publicClient as unknown as SvcClient).legalDocuments.current("privacy_policy_read"))
     expect(current.policy).toEqual(v2.policy)
@@ -61,7 +73,11 @@ describe("live: subjects.export", () => {
     unwrap(await admin.subjects.create(cookieSave(subjectId, { externalSubjectId: "client-export-user" })))
     const one = unwrap(await admin.subjects.export(subjectId))
     expect(one.exportedAt).toBeInstanceOf(Date)
-    expect(one.subjects[0]?.records[0]).toMatchObject({ principal: { subjectId }, legalBasis: "consent", policyType: "cookie_banner" })
+    expect(one.subjects[0]?.records[0]).toMatchObject({
+      principal: { subjectId },
+      legalBasis: "consent",
+      policyType: "cookie_banner"
+    })
     expect(one.subjects[0]?.records[0]?.givenAt).toEqual(new Date("2026-01-30T09:00:00.000Z"))
     const byUser = unwrap(await admin.subjects.export({ externalId: "client-export-user" }))
     expect(byUser.subjects.map((s) => s.subjectId)).toEqual([subjectId])
@@ -132,9 +148,19 @@ describe("live: consents.export", () => {
 
 describe("mock: data-subject methods", () => {
   it("calls the handlers of legalDocuments.current and list", async () => {
-    const policy = { id: "pol_1", type: "dpa", version: "1", hash: "h", effectiveDate: new Date(0), createdAt: new Date(0) }
+    const policy = {
+      id: "pol_1",
+      type: "dpa",
+      version: "1",
+      hash: "h",
+      effectiveDate: new Date(0),
+      createdAt: new Date(0)
+    }
     const client = createMockSvcClient({
-      legalDocuments: { current: (type) => type === "dpa" ? ok({ policy }) : err("NOT_FOUND"), list: () => ok({ policies: [policy] }) }
+      legalDocuments: {
+        current: (type) => type === "dpa" ? ok({ policy }) : err("NOT_FOUND"),
+        list: () => ok({ policies: [policy] })
+      }
     })
     expect(unwrap(await client.legalDocuments.current("dpa")).policy.id).toBe("pol_1")
     expect((await client.legalDocuments.current("privacy_policy")).ok).toBe(false)

@@ -18,7 +18,11 @@ describe("makeSvcApiClient (Effect-native)", () => {
   it("is the derived HttpApiClient with base URL, key and version headers applied", async () => {
     server.handle(reply(200, statusBody))
     const program = Effect.gen(function*() {
-      const api = yield* makeSvcApiClient({ baseUrl: `${server.origin}/mount`, apiKey: "key-1", headers: { "x-app": "a" } })
+      const api = yield* makeSvcApiClient({
+        baseUrl: `${server.origin}/mount`,
+        apiKey: "key-1",
+        headers: { "x-app": "a" }
+      })
       return yield* api.status.status()
     }).pipe(Effect.provide(FetchHttpClient.layer))
     const status = await Effect.runPromise(program)
@@ -53,7 +57,10 @@ describe("fetch option", () => {
       apiKey: "k",
       fetch: async (input, init) => {
         seen.push({ url: input.toString(), method: init.method })
-        return new Response(JSON.stringify(statusBody), { status: 200, headers: { "content-type": "application/json" } })
+        return new Response(JSON.stringify(statusBody), {
+          status: 200,
+          headers: { "content-type": "application/json" }
+        })
       }
     })
     const result = await client.status()

@@ -18,13 +18,19 @@ const failed = async (call: Promise<unknown>) => {
   return result.error
 }
 
-const save = { type: "cookie_banner", domain: "example.com", subjectId, givenAt: 1_700_000_000_000, preferences: {
-  necessary: true,
-  measurement: false,
-  marketing: false,
-  functionality: false,
-  experience: false
-} } as const
+const save = {
+  type: "cookie_banner",
+  domain: "example.com",
+  subjectId,
+  givenAt: 1_700_000_000_000,
+  preferences: {
+    necessary: true,
+    measurement: false,
+    marketing: false,
+    functionality: false,
+    experience: false
+  }
+} as const
 
 describe("backend errors", () => {
   it("NOT_FOUND from subjects.get carries message, status and requestId, and is not retryable", async () => {
@@ -44,8 +50,10 @@ describe("backend errors", () => {
   it("each documented code of a method comes back as that code", async () => {
     const cases = [
       [409, "IDENTITY_CONFLICT", () => client().subjects.identify(subjectId, { externalId: "u" })],
-      [401, "IDENTITY_TOKEN_INVALID", () => client().subjects.identify(subjectId, { externalId: "u", identityToken: "t" })],
-      [409, "CONFLICT", () => client().legalDocuments.publish("dpa", { version: "2", hash: "h", effectiveDate: "2026-01-01" })],
+      [401, "IDENTITY_TOKEN_INVALID",
+        () => client().subjects.identify(subjectId, { externalId: "u", identityToken: "t" })],
+      [409, "CONFLICT",
+        () => client().legalDocuments.publish("dpa", { version: "2", hash: "h", effectiveDate: "2026-01-01" })],
       [409, "SUBJECT_CONFLICT", () => client().subjects.create(save)],
       [409, "POLICY_SNAPSHOT_EXPIRED", () => client().subjects.create(save)],
       [409, "POLICY_SNAPSHOT_INVALID", () => client().subjects.create(save)],
@@ -170,7 +178,9 @@ describe("UNEXPECTED_RESPONSE", () => {
     expect(missing.code).toBe("UNEXPECTED_RESPONSE")
     expect(missing.message).toMatch(/dpa/)
     server.handle(reply(200, { results: { dpa: { hasConsent: "yes", isLatestPolicy: false } } }))
-    expect((await failed(client().consents.check({ externalId: "u", types: ["dpa"] }))).code).toBe("UNEXPECTED_RESPONSE")
+    expect((await failed(client().consents.check({ externalId: "u", types: ["dpa"] }))).code).toBe(
+      "UNEXPECTED_RESPONSE"
+    )
   })
 
   it("manifest: missing required fields, an unsupported schema version or branding value", async () => {

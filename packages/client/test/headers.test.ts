@@ -121,6 +121,7 @@ describe("request headers", () => {
     const dir = join(import.meta.dirname, "../src")
     const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"))
     expect(files.length).toBeGreaterThan(10)
-    for (const file of files) expect(readFileSync(join(dir, file), "utf8")).not.toMatch(/process\.env|Deno\.env|import\.meta\.env/)
+    for (const file of files)
+      expect(readFileSync(join(dir, file), "utf8")).not.toMatch(/process\.env|Deno\.env|import\.meta\.env/)
   })
 })

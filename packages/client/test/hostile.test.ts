@@ -197,17 +197,23 @@ describe("header names and values follow RFC 9110 (refused before sending)", () 
   it("call headers: non-ASCII and control characters in values", async () => {
     for (const value of badValues) {
       expect(await invalidPaths(() => client().status({ headers: { "x-a": value } }))).toEqual(["options.headers.x-a"])
-      expect(await invalidPaths(() => client().status({ headers: new Headers({ "x-b": "ok" }), requestId: `r${value}` })))
+      expect(
+        await invalidPaths(() => client().status({ headers: new Headers({ "x-b": "ok" }), requestId: `r${value}` }))
+      )
         .toEqual(["options.requestId"])
     }
   })
 
   it("call headers: names that are not tokens, and names fetch forbids or that break the request", async () => {
     for (const name of ["x a", "x:a", "é", "", "x/a", "x@a", "(x)"]) {
-      expect(await invalidPaths(() => client().status({ headers: { [name]: "1" } }))).toEqual([`options.headers.${name}`])
+      expect(await invalidPaths(() => client().status({ headers: { [name]: "1" } }))).toEqual([
+        `options.headers.${name}`
+      ])
     }
     for (const name of forbidden) {
-      expect(await invalidPaths(() => client().status({ headers: { [name]: "1" } }))).toEqual([`options.headers.${name}`])
+      expect(await invalidPaths(() => client().status({ headers: { [name]: "1" } }))).toEqual([
+        `options.headers.${name}`
+      ])
     }
   })
 
@@ -243,7 +249,8 @@ describe("header names and values follow RFC 9110 (refused before sending)", () 
       expect(error.message).not.toContain("sk_live_secret")
       expect(JSON.stringify(error.issues)).not.toContain("sk_live_secret")
     }
-    for (const name of forbidden) expect(configPaths({ ...base, headers: { [name]: "1" } })).toEqual([`headers.${name}`])
+    for (const name of forbidden)
+      expect(configPaths({ ...base, headers: { [name]: "1" } })).toEqual([`headers.${name}`])
     expect(configPaths({ ...base, headers: new Headers({ host: "evil.example" }) })).toEqual(["headers.host"])
     expect(() => createSvcClient({ ...base, apiKey: "key with inner space" })).not.toThrow()
   })

@@ -9,7 +9,13 @@ import { createIdentityToken, createSvcClient, type SvcClient, unwrap } from "..
 
 const apiKey = "live-test-key"
 const signingKey = "live-identity-signing-key-0123456789"
-const preferences = { necessary: true, measurement: true, marketing: false, functionality: true, experience: false } as const
+const preferences = {
+  necessary: true,
+  measurement: true,
+  marketing: false,
+  functionality: true,
+  experience: false
+} as const
 const newSubjectId = () => `sub_${crypto.randomUUID().replaceAll("-", "")}`
 
 let server: RunningServer
@@ -139,7 +145,9 @@ describe("live: identity links and key-only methods", () => {
     })
     expect(!bad.ok && bad.error).toMatchObject({ code: "IDENTITY_TOKEN_INVALID", status: 401 })
     const identityToken = await createIdentityToken({ externalId, identityProvider: "auth0" }, { signingKey })
-    const good = unwrap(await browserSide.subjects.identify(subjectId, { externalId, identityProvider: "auth0", identityToken }))
+    const good = unwrap(
+      await browserSide.subjects.identify(subjectId, { externalId, identityProvider: "auth0", identityToken })
+    )
     expect(good.subject).toMatchObject({ externalId, identityProvider: "auth0" })
     const list = unwrap(await admin.subjects.list({ externalId }))
     expect(list.subjects.map((s) => s.id)).toEqual([subjectId])
@@ -150,7 +158,9 @@ describe("live: identity links and key-only methods", () => {
     const first = unwrap(await admin.legalDocuments.publish("privacy_policy_live", body))
     expect(first.policy).toMatchObject({ type: "privacy_policy_live", version: "2026-02" })
     expect(first.policy.id).toMatch(/^pol_/)
-    const again = unwrap(await admin.legalDocuments.publish("privacy_policy_live", { ...body, effectiveDate: new Date("2026-02-01") }))
+    const again = unwrap(
+      await admin.legalDocuments.publish("privacy_policy_live", { ...body, effectiveDate: new Date("2026-02-01") })
+    )
     expect(again.policy.id).toBe(first.policy.id)
     const conflict = await admin.legalDocuments.publish("privacy_policy_live", { ...body, version: "2026-03" })
     expect(!conflict.ok && conflict.error).toMatchObject({ code: "CONFLICT", status: 409 })
@@ -180,6 +190,10 @@ describe("live: identity links and key-only methods", () => {
   it("an unknown route is UNEXPECTED_RESPONSE with serverCode ROUTE_NOT_FOUND", async () => {
     const misplaced = createSvcClient({ baseUrl: `${server.url}/wrong-mount`, retry: false })
     const result = await misplaced.status()
-    expect(!result.ok && result.error).toMatchObject({ code: "UNEXPECTED_RESPONSE", status: 404, serverCode: "ROUTE_NOT_FOUND" })
+    expect(!result.ok && result.error).toMatchObject({
+      code: "UNEXPECTED_RESPONSE",
+      status: 404,
+      serverCode: "ROUTE_NOT_FOUND"
+    })
   })
 })

@@ -44,7 +44,9 @@ describe("methods: requests sent and data returned", () => {
 
   it("consents.check: one comma-joined type query value; results keyed by type", async () => {
     server.handle(reply(200, checkBody))
-    const data = await unwrap(keyed().consents.check({ externalId: "user 1", types: ["privacy_policy", "cookie_banner"] }))
+    const data = await unwrap(
+      keyed().consents.check({ externalId: "user 1", types: ["privacy_policy", "cookie_banner"] })
+    )
     expect(data.results.privacy_policy).toEqual({ hasConsent: true, isLatestPolicy: false })
     expect(data.results.cookie_banner.hasConsent).toBe(false)
     expect(last()).toMatchObject({
@@ -94,20 +96,22 @@ describe("methods: requests sent and data returned", () => {
   it("subjects.create: givenAt as a Date or epoch ms, sent as ISO 8601; other fields pass through", async () => {
     server.handle(reply(200, saveBody))
     const givenAt = new Date("2026-01-30T09:00:00.000Z")
-    const data = await unwrap(keyed().subjects.create({
-      type: "cookie_banner",
-      domain: "example.com",
-      subjectId,
-      givenAt,
-      preferences: { necessary: true, measurement: true, marketing: false, functionality: true, experience: false },
-      receipts: { measurement: { value: true, confirmedAt: givenAt.getTime() } },
-      vendorChoice: { grants: { analytics: true }, confirmedAt: givenAt },
-      externalSubjectId: "user-1",
-      experiment: { id: "exp-1", arm: "a" },
-      action: "custom",
-      surface: "banner",
-      timeToDecisionMs: 1200
-    }))
+    const data = await unwrap(
+      keyed().subjects.create({
+        type: "cookie_banner",
+        domain: "example.com",
+        subjectId,
+        givenAt,
+        preferences: { necessary: true, measurement: true, marketing: false, functionality: true, experience: false },
+        receipts: { measurement: { value: true, confirmedAt: givenAt.getTime() } },
+        vendorChoice: { grants: { analytics: true }, confirmedAt: givenAt },
+        externalSubjectId: "user-1",
+        experiment: { id: "exp-1", arm: "a" },
+        action: "custom",
+        surface: "banner",
+        timeToDecisionMs: 1200
+      })
+    )
     expect(data).toMatchObject({ subjectId, consentId: "cns_1", givenAt, appliedPreferences: { measurement: true } })
     const body = JSON.parse(last().body)
     expect(last()).toMatchObject({ method: "POST", path: "/subjects" })
@@ -121,13 +125,15 @@ describe("methods: requests sent and data returned", () => {
       externalSubjectId: "user-1",
       experiment: { id: "exp-1", arm: "a" }
     })
-    await unwrap(keyed().subjects.create({
-      type: "privacy_policy_eu",
-      domain: "example.com",
-      subjectId,
-      givenAt: 1_769_763_600_000,
-      policyHash: "abc"
-    }))
+    await unwrap(
+      keyed().subjects.create({
+        type: "privacy_policy_eu",
+        domain: "example.com",
+        subjectId,
+        givenAt: 1_769_763_600_000,
+        policyHash: "abc"
+      })
+    )
     expect(JSON.parse(last().body)).toEqual({
       type: "privacy_policy_eu",
       domain: "example.com",
@@ -143,7 +149,12 @@ describe("methods: requests sent and data returned", () => {
     expect(last()).toMatchObject({ path: "/subjects", query: { externalId: "user-1" } })
     const consent = data.subjects[0]!.consents[0]!
     expect(data.subjects[0]!.createdAt).toBeInstanceOf(Date)
-    expect(consent).toMatchObject({ type: "privacy_policy", isLatestPolicy: true, policyVersion: "v2", policyHash: "abc" })
+    expect(consent).toMatchObject({
+      type: "privacy_policy",
+      isLatestPolicy: true,
+      policyVersion: "v2",
+      policyHash: "abc"
+    })
     expect(consent.policyEffectiveDate).toEqual(new Date("2026-01-01T00:00:00.000Z"))
     expect(consent.preferences).toBeTruthy()
   })
@@ -157,22 +168,26 @@ describe("methods: requests sent and data returned", () => {
     expect(data.policy.effectiveDate).toBeInstanceOf(Date)
     expect(last()).toMatchObject({ method: "PUT", path: "/legal-documents/privacy_policy/current" })
     expect(JSON.parse(last().body)).toEqual({ version: "v2", hash: "abc", effectiveDate: "2026-02-01T00:00:00.000Z" })
-    await unwrap(keyed().legalDocuments.publish("dpa_eu-2", {
-      version: "v3",
-      hash: "def",
-      effectiveDate: new Date("2026-03-01T12:00:00+02:00")
-    }))
+    await unwrap(
+      keyed().legalDocuments.publish("dpa_eu-2", {
+        version: "v3",
+        hash: "def",
+        effectiveDate: new Date("2026-03-01T12:00:00+02:00")
+      })
+    )
     expect(last().path).toBe("/legal-documents/dpa_eu-2/current")
     expect(JSON.parse(last().body).effectiveDate).toBe("2026-03-01T10:00:00.000Z")
   })
 
   it("experiments.summary: from/to as Dates or ISO strings (bare dates kept whole-day), domain; arms, from, to", async () => {
     server.handle(reply(200, summaryBody))
-    const data = await unwrap(keyed().experiments.summary("exp-1", {
-      from: "2026-01-01",
-      to: new Date("2026-01-31T23:59:59.000Z"),
-      domain: "example.com"
-    }))
+    const data = await unwrap(
+      keyed().experiments.summary("exp-1", {
+        from: "2026-01-01",
+        to: new Date("2026-01-31T23:59:59.000Z"),
+        domain: "example.com"
+      })
+    )
     expect(last()).toMatchObject({
       path: "/experiments/exp-1/summary",
       query: { from: "2026-01-01", to: "2026-01-31T23:59:59.000Z", domain: "example.com" }
@@ -213,7 +228,11 @@ describe("methods: requests sent and data returned", () => {
   it("manifest: modified with the manifest and its etag", async () => {
     server.handle(reply(200, manifestBody, { etag: '"rev-1"' }))
     const data = await unwrap(keyed().manifest({ language: "en" }))
-    expect(data).toMatchObject({ status: "modified", etag: '"rev-1"', manifest: { revision: "rev-1", branding: "svc" } })
+    expect(data).toMatchObject({
+      status: "modified",
+      etag: '"rev-1"',
+      manifest: { revision: "rev-1", branding: "svc" }
+    })
     expect(last()).toMatchObject({ path: "/manifest", query: { language: "en" } })
   })
 

@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import { createSvcClient, SvcConfigurationError } from "../src/index.js"
 import { configError } from "./support/config-error.js"
 
-
 const paths = (error: SvcConfigurationError) => error.issues.map((issue) => issue.path.join("."))
 
 describe("createSvcClient options", () => {
@@ -49,13 +48,17 @@ describe("createSvcClient options", () => {
   it("checks retry: false, or maxRetries 0..10 and delays 0..2147483647", () => {
     expect(() => createSvcClient({ baseUrl: "https://x.example", retry: false })).not.toThrow()
     expect(() =>
-      createSvcClient({ baseUrl: "https://x.example", retry: { maxRetries: 10, initialDelayMs: 0, maxDelayMs: 2_147_483_647 } })
+      createSvcClient({
+        baseUrl: "https://x.example",
+        retry: { maxRetries: 10, initialDelayMs: 0, maxDelayMs: 2_147_483_647 }
+      })
     ).not.toThrow()
     const error = configError({
       baseUrl: "https://x.example",
       retry: { maxRetries: 11, initialDelayMs: -1, maxDelayMs: 1.5, jitter: true }
     })
-    expect(paths(error).sort()).toEqual(["retry.initialDelayMs", "retry.jitter", "retry.maxDelayMs", "retry.maxRetries"])
+    expect(paths(error).sort()).toEqual(["retry.initialDelayMs", "retry.jitter", "retry.maxDelayMs",
+      "retry.maxRetries"])
     expect(paths(configError({ baseUrl: "https://x.example", retry: true }))).toEqual(["retry"])
   })
 

@@ -11,7 +11,9 @@ beforeAll(async () => {
     {
       database: { dialect: "sqlite", url: ":memory:" },
       observability: { requests: "none" },
-      manifest: { policyRules: [{ id: "world", match: { default: true }, model: "opt-in", categories: ["measurement"] }] },
+      manifest: {
+        policyRules: [{ id: "world", match: { default: true }, model: "opt-in", categories: ["measurement"] }]
+      },
       rateLimit: { publicWrites: { limit: 1, windowSeconds: 60 } }
     },
     { port: 0, host: "127.0.0.1" }

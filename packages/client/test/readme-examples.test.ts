@@ -25,7 +25,9 @@ describe("README examples", () => {
     expect(await mayEmail(accepted, "user-1")).toBe(true)
     const down = createMockSvcClient({ consents: { check: () => err("NETWORK_ERROR") } })
     expect(await mayEmail(down, "user-1")).toBe(false)
-    server.handle(reply(200, { results: { terms_and_conditions_newsletter: { hasConsent: true, isLatestPolicy: false } } }))
+    server.handle(
+      reply(200, { results: { terms_and_conditions_newsletter: { hasConsent: true, isLatestPolicy: false } } })
+    )
     expect(await mayEmail(makeSvc(server.origin, "key"), "user-1")).toBe(false)
     expect(server.requests[0]!.url).toBe("/consents/check?externalId=user-1&type=terms_and_conditions_newsletter")
   })
@@ -40,7 +42,10 @@ describe("README examples", () => {
       }
     })
     expect(await linkAfterSignIn(svc, subjectId, "user-1")).toEqual({ linked: true, verified: true })
-    expect(await linkAfterSignIn(svc, "sub_otherxxxxx", "user-1")).toEqual({ linked: false, why: "no consent saved yet" })
+    expect(await linkAfterSignIn(svc, "sub_otherxxxxx", "user-1")).toEqual({
+      linked: false,
+      why: "no consent saved yet"
+    })
     expect((await identityTokenFor("user-1", "k".repeat(32))).split(".")).toHaveLength(3)
   })
 
@@ -54,7 +59,10 @@ describe("README examples", () => {
       effectiveDate: "2026-02-01"
     })
     expect(policy.id).toBe("pol_1")
-    expect(JSON.parse(server.requests[0]!.body)).toMatchObject({ version: "2026-02", effectiveDate: "2026-02-01T00:00:00.000Z" })
+    expect(JSON.parse(server.requests[0]!.body)).toMatchObject({
+      version: "2026-02",
+      effectiveDate: "2026-02-01T00:00:00.000Z"
+    })
     server.handle(reply(409, { message: "hash already published with another version", cause: { code: "CONFLICT" } }))
     await expect(publishPrivacyPolicy({
       baseUrl: server.origin,

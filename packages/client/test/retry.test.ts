@@ -22,7 +22,11 @@ const retries = (events: Array<SvcEvent>) => events.filter((e): e is SvcRetryEve
 
 describe("retry rule 1: what is retried", () => {
   it.each([408, 429, 500, 502, 503, 504])("HTTP %i is retried, then the success is returned", async (status) => {
-    server.queue(status === 500 || status === 503 ? replyError(status, status === 500 ? "INTERNAL_ERROR" : "DATABASE_ERROR") : html(status))
+    server.queue(
+      status === 500 || status === 503
+        ? replyError(status, status === 500 ? "INTERNAL_ERROR" : "DATABASE_ERROR")
+        : html(status)
+    )
     server.handle(reply(200, statusBody))
     const result = await make().status()
     expect(result.ok).toBe(true)

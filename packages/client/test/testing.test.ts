@@ -19,7 +19,15 @@ describe("@svc/client/testing", () => {
         }
       },
       subjects: { get: async (id) => err("NOT_FOUND", { message: `no ${id}` }) },
-      status: () => ok({ status: "ok", version: "1", timestamp: new Date(0), client: { ip: null, userAgent: null, acceptLanguage: null, country: null, region: null } } as const)
+      status: () =>
+        ok(
+          {
+            status: "ok",
+            version: "1",
+            timestamp: new Date(0),
+            client: { ip: null, userAgent: null, acceptLanguage: null, country: null, region: null }
+          } as const
+        )
     })
     expect(await canEmail(client, "u1")).toBe(true)
     expect(calls).toEqual([{ externalId: "u1", types: ["privacy_policy"] }])

@@ -28,7 +28,6 @@ const slowBody: Handler = (request, res) => {
   res.write(JSON.stringify(statusBody).slice(0, 20))
 }
 
-
 describe("per-attempt timeout", () => {
   it("an attempt without a response ends in TIMEOUT, which is retried and retryable", async () => {
     useFakeTime()

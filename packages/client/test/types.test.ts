@@ -18,7 +18,12 @@ import { createMockSvcClient, err, ok } from "../src/testing.js"
  */
 
 type ClientCode = "INVALID_INPUT" | "NETWORK_ERROR" | "TIMEOUT" | "ABORTED" | "UNEXPECTED_RESPONSE"
-type SharedBackendCode = "INVALID_REQUEST" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "DATABASE_ERROR" | "INTERNAL_ERROR"
+type SharedBackendCode =
+  | "INVALID_REQUEST"
+  | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "DATABASE_ERROR"
+  | "INTERNAL_ERROR"
 
 const keyed = createSvcClient({ baseUrl: "https://consent.example.com", apiKey: "k" })
 const keyless = createSvcClient({ baseUrl: "https://consent.example.com" })
@@ -72,7 +77,13 @@ describe("backend codes are typed per method", () => {
       | ClientCode
     >()
     expectTypeOf<SvcErrorCodeOf<SvcClient["subjects"]["identify"]>>().toEqualTypeOf<
-      "NOT_FOUND" | "IDENTITY_TOKEN_INVALID" | "IDENTITY_CONFLICT" | "UNAUTHORIZED" | "RATE_LIMITED" | SharedBackendCode | ClientCode
+      | "NOT_FOUND"
+      | "IDENTITY_TOKEN_INVALID"
+      | "IDENTITY_CONFLICT"
+      | "UNAUTHORIZED"
+      | "RATE_LIMITED"
+      | SharedBackendCode
+      | ClientCode
     >()
     expectTypeOf<SvcErrorCodeOf<SvcClient["status"]>>().toEqualTypeOf<SharedBackendCode | ClientCode>()
   })
@@ -80,21 +91,21 @@ describe("backend codes are typed per method", () => {
   it("narrowing a result by ok, then by code", () => {
     // Never run: only type-checked, so nothing is sent.
     const narrowing = async (client: SvcClient) => {
-    const result = await client.subjects.get("sub_12345678")
-    if (result.ok) {
-      expectTypeOf(result.data.subject.createdAt).toEqualTypeOf<Date>()
-      return
-    }
-    expectTypeOf(result.error).toEqualTypeOf<SvcError<SvcErrorCodeOf<SvcClient["subjects"]["get"]>>>()
-    if (result.error.code === "NOT_FOUND") expectTypeOf(result.error.code).toEqualTypeOf<"NOT_FOUND">()
-    if (isSvcError(result.error, "NOT_FOUND", "TIMEOUT")) {
-      expectTypeOf(result.error.code).toEqualTypeOf<"NOT_FOUND" | "TIMEOUT">()
-    }
-    // @ts-expect-error: CONFLICT is not a code subjects.get can return
-    isSvcError(result.error, "CONFLICT")
-    const unknownError: unknown = result.error
-    if (isSvcError(unknownError, "STALE_POLICY")) expectTypeOf(unknownError.code).toEqualTypeOf<"STALE_POLICY">()
-    if (isSvcError(unknownError)) expectTypeOf(unknownError).toEqualTypeOf<SvcError>()
+      const result = await client.subjects.get("sub_12345678")
+      if (result.ok) {
+        expectTypeOf(result.data.subject.createdAt).toEqualTypeOf<Date>()
+        return
+      }
+      expectTypeOf(result.error).toEqualTypeOf<SvcError<SvcErrorCodeOf<SvcClient["subjects"]["get"]>>>()
+      if (result.error.code === "NOT_FOUND") expectTypeOf(result.error.code).toEqualTypeOf<"NOT_FOUND">()
+      if (isSvcError(result.error, "NOT_FOUND", "TIMEOUT")) {
+        expectTypeOf(result.error.code).toEqualTypeOf<"NOT_FOUND" | "TIMEOUT">()
+      }
+      // @ts-expect-error: CONFLICT is not a code subjects.get can return
+      isSvcError(result.error, "CONFLICT")
+      const unknownError: unknown = result.error
+      if (isSvcError(unknownError, "STALE_POLICY")) expectTypeOf(unknownError.code).toEqualTypeOf<"STALE_POLICY">()
+      if (isSvcError(unknownError)) expectTypeOf(unknownError).toEqualTypeOf<SvcError>()
     }
     expectTypeOf(narrowing).toBeFunction()
   })

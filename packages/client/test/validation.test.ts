@@ -55,10 +55,15 @@ describe("key-only methods without a key", () => {
 describe("input validation before sending (INVALID_INPUT with issues and paths)", () => {
   it("consents.check: types must be a non-empty array; a type with a comma is refused", async () => {
     expect(await invalid(keyed().consents.check({ externalId: "u", types: [] }))).toEqual(["types"])
-    expect(await invalid(keyed().consents.check({ externalId: "u", types: ["privacy_policy,dpa"] }))).toEqual(["types.0"])
-    expect(await invalid(anyClient().consents.check({ externalId: "u", types: ["ok", "", 3] }))).toEqual(["types.1", "types.2"])
+    expect(await invalid(keyed().consents.check({ externalId: "u", types: ["privacy_policy,dpa"] }))).toEqual([
+      "types.0"
+    ])
+    expect(await invalid(anyClient().consents.check({ externalId: "u", types: ["ok", "", 3] }))).toEqual(["types.1",
+      "types.2"])
     expect(await invalid(anyClient().consents.check({ externalId: "", types: "dpa" }))).toEqual(["externalId", "types"])
-    expect(await invalid(anyClient().consents.check({ externalId: " padded ", types: ["dpa"] }))).toEqual(["externalId"])
+    expect(await invalid(anyClient().consents.check({ externalId: " padded ", types: ["dpa"] }))).toEqual([
+      "externalId"
+    ])
     expect(await invalid(anyClient().consents.check(null))).toEqual([""])
   })
 
@@ -78,11 +83,16 @@ describe("input validation before sending (INVALID_INPUT with issues and paths)"
     expect(await invalid(keyed().subjects.create({ ...save, givenAt: new Date("nope") }))).toEqual(["givenAt"])
     expect(await invalid(keyed().subjects.create({ ...save, givenAt: -1 }))).toEqual(["givenAt"])
     expect(await invalid(anyClient().subjects.create({ ...save, type: "newsletter" }))).toEqual(["type"])
-    expect(await invalid(anyClient().subjects.create({ ...save, givenAt: undefined, domain: "" }))).toEqual(["givenAt", "domain"])
-    expect(await invalid(anyClient().subjects.create({
-      ...save,
-      receipts: { measurement: { value: true, confirmedAt: "yesterday" } }
-    }))).toEqual(["receipts.measurement.confirmedAt"])
+    expect(await invalid(anyClient().subjects.create({ ...save, givenAt: undefined, domain: "" }))).toEqual(["givenAt",
+      "domain"])
+    expect(
+      await invalid(
+        anyClient().subjects.create({
+          ...save,
+          receipts: { measurement: { value: true, confirmedAt: "yesterday" } }
+        })
+      )
+    ).toEqual(["receipts.measurement.confirmedAt"])
   })
 
   it("bodies JSON cannot represent (bigint, circular reference) are refused before sending", async () => {
@@ -93,7 +103,9 @@ describe("input validation before sending (INVALID_INPUT with issues and paths)"
     const loop: Record<string, unknown> = { externalId: "u" }
     loop["meta"] = [loop]
     expect(await invalid(anyClient().subjects.identify(subjectId, loop))).toEqual(["meta.0"])
-    expect(await invalid(anyClient().legalDocuments.publish("dpa", { version: 1n, hash: "h", effectiveDate: "2026-01-01" })))
+    expect(
+      await invalid(anyClient().legalDocuments.publish("dpa", { version: 1n, hash: "h", effectiveDate: "2026-01-01" }))
+    )
       .toEqual(["version"])
   })
 

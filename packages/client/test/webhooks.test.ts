@@ -69,7 +69,10 @@ describe("verifyWebhook", () => {
     await until(() => received.some((r) => r.body.includes(subjectId)))
     const request = received.find((r) => r.body.includes(subjectId))!
     const verified = verifyWebhook(request.body, request.headers, secret)
-    expect(verified.ok && verified.event).toMatchObject({ type: "consent.recorded", data: { principal: { subjectId } } })
+    expect(verified.ok && verified.event).toMatchObject({
+      type: "consent.recorded",
+      data: { principal: { subjectId } }
+    })
     const asHeaders = new Headers(request.headers as Record<string, string>)
     expect(verifyWebhook(Buffer.from(request.body), asHeaders, secret).ok).toBe(true)
     expect(verifyWebhook(request.body, request.headers, `whsec_${randomBytes(32).toString("base64")}`).ok).toBe(false)
@@ -84,7 +87,9 @@ describe("live: events.listDeliveries and events.retryDelivery", () => {
     answer = 500
     const subjectId = `sub_${randomBytes(12).toString("base64url")}`
     unwrap(await save(subjectId))
-    await until(async () => unwrap(await admin.events.listDeliveries({ status: "pending", endpoint: "crm" })).deliveries.length > 0)
+    await until(async () =>
+      unwrap(await admin.events.listDeliveries({ status: "pending", endpoint: "crm" })).deliveries.length > 0
+    )
     const [pending] = unwrap(await admin.events.listDeliveries({ status: "pending", limit: 10 })).deliveries
     expect(pending).toMatchObject({ endpoint: "crm", status: "pending", eventType: "consent.recorded" })
     answer = 204

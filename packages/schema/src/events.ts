@@ -94,7 +94,9 @@ export type SvcEventEncoded = typeof SvcEvent.Encoded
 
 // ---- operator routes ---------------------------------------------------------------------------
 
-export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed").annotations({ identifier: "DeliveryStatus" })
+export const DeliveryStatus = Schema.Literal("pending", "delivered", "failed").annotations({
+  identifier: "DeliveryStatus"
+})
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
 /** One event's delivery to one endpoint (a webhook id, `nats`, or a custom sink's id). */

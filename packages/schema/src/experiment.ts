@@ -6,7 +6,8 @@ export const ExperimentArmSummary = Schema.Struct({
   choices: Schema.Int.annotations({ description: "cookie_banner saves of this arm in the window" }),
   /** Saves per action (`accept_all`, `reject_all`, `custom`, `opt_out`, `unknown`). */
   byAction: Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({
-    description: "Saves per action: accept_all, reject_all, custom, opt_out, unknown (every key present; sums to choices)"
+    description:
+      "Saves per action: accept_all, reject_all, custom, opt_out, unknown (every key present; sums to choices)"
   }),
   /** Saves per surface (`banner`, `dialog`, `widget`, `api`; `unknown` when not sent). */
   bySurface: Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({
@@ -22,7 +23,9 @@ export const ExperimentArmSummary = Schema.Struct({
 /** `GET /experiments/:id/summary`. */
 export const ExperimentSummary = Schema.Struct({
   experimentId: Schema.String,
-  from: Schema.NullOr(Schema.String).annotations({ description: "Inclusive start of the window (ISO 8601 UTC); null when unbounded" }),
+  from: Schema.NullOr(Schema.String).annotations({
+    description: "Inclusive start of the window (ISO 8601 UTC); null when unbounded"
+  }),
   to: Schema.NullOr(Schema.String).annotations({
     description: "Inclusive end of the window (ISO 8601 UTC; a bare date ends at 23:59:59.999Z); null when unbounded"
   }),

@@ -1,8 +1,7 @@
 import { ParseResult, Schema } from "effect"
 
 // ISO 8601 as used on the wire: a calendar date, optionally followed by a time and an offset.
-const isoPattern =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/
+const isoPattern = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/
 
 /** `Date.UTC` reads years 0–99 as 1900–1999; set the full year explicitly. */
 const utc = (year: number, month: number, day: number, hour = 0, minute = 0, second = 0, millis = 0): number => {

@@ -14,12 +14,13 @@ describe("parseIsoDate", () => {
     expect(parseIsoDate(input)?.toISOString()).toBe(iso)
   })
 
-  it.each(["2025-02-29", "2026-02-30", "2026-13-01", "2026-00-10", "2026-04-31", "2026-01-31T24:00:00Z", "2026-01-31T10:60", "31/01/2026", "2026-1-5", ""])(
-    "refuses the impossible or malformed %j",
-    (input) => {
-      expect(parseIsoDate(input)).toBeUndefined()
-    }
-  )
+  it.each(["2025-02-29", "2026-02-30", "2026-13-01", "2026-00-10", "2026-04-31", "2026-01-31T24:00:00Z",
+    "2026-01-31T10:60", "31/01/2026", "2026-1-5", ""])(
+      "refuses the impossible or malformed %j",
+      (input) => {
+        expect(parseIsoDate(input)).toBeUndefined()
+      }
+    )
 
   it("tells bare dates from date-times", () => {
     expect(isBareDate("2026-01-31")).toBe(true)

@@ -1,4 +1,13 @@
-import { migrateDatabase, openApiDocument, purgeOnce, resolveOptions, signIdentityToken, sqlClientLayer, SvcConfigurationError, type SvcOptions } from "@svc/backend"
+import {
+  migrateDatabase,
+  openApiDocument,
+  purgeOnce,
+  resolveOptions,
+  signIdentityToken,
+  sqlClientLayer,
+  SvcConfigurationError,
+  type SvcOptions
+} from "@svc/backend"
 import { Effect } from "effect"
 import { parseArgs } from "node:util"
 import { setFlagsFromString } from "node:v8"
@@ -27,14 +36,20 @@ const loadOptions = async (named: string | undefined): Promise<{ options: SvcOpt
 }
 
 const describeDatabase = (options: SvcOptions) =>
-  "layer" in options.database ? "custom SqlClient layer" : `${options.database.dialect} ${redactUrl(options.database.url)}`
+  "layer" in options.database
+    ? "custom SqlClient layer"
+    : `${options.database.dialect} ${redactUrl(options.database.url)}`
 
 /** Never print a database password. */
 const redactUrl = (url: string) => url.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@")
 
 /** `--port`, else `PORT`, else 3000; a bad value is reported under the name it came from. */
 const portOf = (flag: string | undefined, env: string | undefined): number => {
-  const [source, raw] = flag !== undefined ? ["--port", flag] : env !== undefined && env !== "" ? ["PORT", env] : [undefined, "3000"]
+  const [source, raw] = flag !== undefined
+    ? ["--port", flag]
+    : env !== undefined && env !== ""
+    ? ["PORT", env]
+    : [undefined, "3000"]
   const port = Number(raw)
   if (raw.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`${source === "PORT" ? `PORT=${raw}` : `--port ${raw}`}: not a port number (0 to 65535)`)
@@ -76,7 +91,9 @@ const serve = async (values: Record<string, string | boolean | undefined>) => {
   const rules = options.manifest?.policyRules?.length ?? 0
   const base = `${running.url}${options.basePath?.replace(/\/+$/, "") ?? ""}`
   console.log(
-    `svc listening on http://${running.bound} (${describeBound(running.bound)}${source}; ${describeDatabase(options)}; ${rules} policy rules; docs at ${base}/docs, demo at ${running.url}/demo)`
+    `svc listening on http://${running.bound} (${describeBound(running.bound)}${source}; ${
+      describeDatabase(options)
+    }; ${rules} policy rules; docs at ${base}/docs, demo at ${running.url}/demo)`
   )
 }
 
@@ -91,7 +108,11 @@ const migrate = async (values: Record<string, string | boolean | undefined>) => 
   ).catch((error: unknown) => {
     throw new Error(describeStartupFailure(error, options))
   })
-  console.log(applied.length === 0 ? "svc: database is up to date" : `svc: applied ${applied.map(([id, name]) => `${id}-${name}`).join(", ")}`)
+  console.log(
+    applied.length === 0
+      ? "svc: database is up to date"
+      : `svc: applied ${applied.map(([id, name]) => `${id}-${name}`).join(", ")}`
+  )
 }
 
 const purge = async (values: Record<string, string | boolean | undefined>) => {
@@ -110,10 +131,16 @@ const token = async (kind: string | undefined, values: Record<string, string | b
   if (typeof sub !== "string" || sub === "") throw new UsageError("svc token identity: --sub ID is required")
   const { options } = await loadOptions(values.config as string | undefined)
   const config = resolveOptions(options)
-  if (config.identityToken === undefined) throw new UsageError("svc token identity: the config has no identityToken.signingKey")
+  if (config.identityToken === undefined)
+    throw new UsageError("svc token identity: the config has no identityToken.signingKey")
   const ttl = values.ttl === undefined ? 3600 : Number(values.ttl)
   if (!Number.isInteger(ttl) || ttl <= 0) throw new UsageError("--ttl: a positive number of seconds")
-  console.log(await signIdentityToken(config.identityToken, { externalId: sub, identityProvider: values.idp as string | undefined }, ttl))
+  console.log(
+    await signIdentityToken(config.identityToken, {
+      externalId: sub,
+      identityProvider: values.idp as string | undefined
+    }, ttl)
+  )
 }
 
 const main = async () => {

@@ -19,7 +19,11 @@ export const findConfigFile = (cwd: string, named: string | undefined): string |
 
 /** A config file that does not load: names the file, and the line and column when it is a syntax error. */
 const unloadable = (path: string, reason: string, line?: number, column?: number) =>
-  new Error(`cannot load the config file ${path}${line === undefined ? "" : `:${line}${column === undefined ? "" : `:${column}`}`}: ${reason}`)
+  new Error(
+    `cannot load the config file ${path}${
+      line === undefined ? "" : `:${line}${column === undefined ? "" : `:${column}`}`
+    }: ${reason}`
+  )
 
 /** `JSON.parse`'s "at position N" as a line and column. */
 const jsonSyntaxError = (path: string, text: string, error: Error) => {
@@ -47,7 +51,9 @@ const javascriptSyntaxError = (path: string, error: Error) => {
 /** tsx (esbuild) reports `Transform failed with 1 error:\n<path>:<line>:<column>: ERROR: <reason>`. */
 const typescriptSyntaxError = (path: string, error: Error) => {
   const located = /:(\d+):(\d+): ERROR: (.+)/.exec(error.message)
-  return located === null ? unloadable(path, error.message) : unloadable(path, located[3]!, Number(located[1]), Number(located[2]))
+  return located === null
+    ? unloadable(path, error.message)
+    : unloadable(path, located[3]!, Number(located[1]), Number(located[2]))
 }
 
 /** Loads a config module's default export (TypeScript works) or a JSON file. */
@@ -65,9 +71,12 @@ export const loadConfig = async (path: string): Promise<SvcOptions> => {
   let mod: { default?: unknown }
   try {
     // TypeScript configs go through tsx (Node 20 cannot strip types); plain JavaScript loads natively.
-    mod = (isTypeScript ? await (await import("tsx/esm/api")).tsImport(url, import.meta.url) : await import(url)) as { default?: unknown }
+    mod = (isTypeScript ? await (await import("tsx/esm/api")).tsImport(url, import.meta.url) : await import(url)) as {
+      default?: unknown
+    }
   } catch (error) {
-    if (isTypeScript && error instanceof Error && error.message.startsWith("Transform failed")) throw typescriptSyntaxError(path, error)
+    if (isTypeScript && error instanceof Error && error.message.startsWith("Transform failed"))
+      throw typescriptSyntaxError(path, error)
     if (!isTypeScript && error instanceof SyntaxError) throw javascriptSyntaxError(path, error)
     throw unloadable(path, error instanceof Error ? error.message : String(error))
   }
@@ -83,7 +92,10 @@ export const loadConfig = async (path: string): Promise<SvcOptions> => {
  * URL for the dialect is reported by the variable's name (never its value: it may hold a password).
  */
 export const withDatabaseUrl = (options: SvcOptions, url: string | undefined): SvcOptions => {
-  if (url === undefined || url === "" || typeof options.database !== "object" || options.database === null || "layer" in options.database) {
+  if (
+    url === undefined || url === "" || typeof options.database !== "object" || options.database === null ||
+    "layer" in options.database
+  ) {
     return options
   }
   const problem = databaseUrlProblem(options.database.dialect, url)

@@ -4,7 +4,8 @@ import { Effect } from "effect"
 /** `?bundle=iab` loads the IAB bundle (the France link); anything else the ordinary one. */
 const bundleFor = (search: string) => (new URLSearchParams(search).get("bundle") === "iab" ? "svc.iab.js" : "svc.js")
 
-const page = (basePath: string, bundle: string) => `<!doctype html>
+const page = (basePath: string, bundle: string) =>
+  `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">

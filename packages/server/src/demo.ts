@@ -5,8 +5,38 @@ import { createRequire } from "node:module"
 
 /** Countries where the GDPR (and the UK GDPR) applies: consent before any optional category. */
 const EEA_AND_UK = [
-  "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE", "IT", "LV", "LT", "LU",
-  "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE", "IS", "LI", "NO", "GB", "CH"
+  "AT",
+  "BE",
+  "BG",
+  "HR",
+  "CY",
+  "CZ",
+  "DK",
+  "EE",
+  "FI",
+  "FR",
+  "DE",
+  "GR",
+  "HU",
+  "IE",
+  "IT",
+  "LV",
+  "LT",
+  "LU",
+  "MT",
+  "NL",
+  "PL",
+  "PT",
+  "RO",
+  "SK",
+  "SI",
+  "ES",
+  "SE",
+  "IS",
+  "LI",
+  "NO",
+  "GB",
+  "CH"
 ]
 
 /**
@@ -21,10 +51,12 @@ export const demoSigningKey = (databaseUrl: string): string => {
     // `wx`: two servers starting at once on the same file never write two different keys.
     writeFileSync(path, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" })
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new Error(`cannot write the demo signing key ${path}: ${(error as Error).message}`, { cause: error })
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+      throw new Error(`cannot write the demo signing key ${path}: ${(error as Error).message}`, { cause: error })
   }
   const key = readFileSync(path, "utf8").trim()
-  if (Buffer.byteLength(key) < 32) throw new Error(`${path} holds no usable signing key; delete it to generate a new one`)
+  if (Buffer.byteLength(key) < 32)
+    throw new Error(`${path} holds no usable signing key; delete it to generate a new one`)
   return key
 }
 

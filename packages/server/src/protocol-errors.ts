@@ -1,7 +1,8 @@
 import type { Duplex } from "node:stream"
 
 const answers: Record<string, readonly [status: number, reason: string, code: string, message: string]> = {
-  HPE_HEADER_OVERFLOW: [431, "Request Header Fields Too Large", "HEADERS_TOO_LARGE", "The request line or headers exceed 16 KiB"],
+  HPE_HEADER_OVERFLOW: [431, "Request Header Fields Too Large", "HEADERS_TOO_LARGE",
+    "The request line or headers exceed 16 KiB"],
   ERR_HTTP_REQUEST_TIMEOUT: [408, "Request Timeout", "REQUEST_TIMEOUT", "The request was not received in time"]
 }
 
@@ -19,6 +20,8 @@ export const answerProtocolError = (error: Error & { code?: string }, socket: Du
     [400, "Bad Request", "INVALID_REQUEST", "Malformed HTTP request"]
   const body = JSON.stringify({ message, cause: { code } })
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${
+      Buffer.byteLength(body)
+    }\r\nconnection: close\r\n\r\n${body}`
   )
 }

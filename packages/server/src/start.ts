@@ -60,7 +60,11 @@ const pipelineLayer = (routes: Layer.Layer<never, unknown, HttpLayerRouter.HttpR
  * The one request listener: plain `GET <basePath>/init` is answered by the fast path (see
  * docs/decisions.md); everything else, and whatever the fast path declines, goes to the pipeline.
  */
-const withInitFastPath = (initPath: string, fastPath: InitFastPath | undefined, pipeline: RequestListener): RequestListener =>
+const withInitFastPath = (
+  initPath: string,
+  fastPath: InitFastPath | undefined,
+  pipeline: RequestListener
+): RequestListener =>
   fastPath === undefined ? pipeline : (req, res) => {
     const url = req.url ?? ""
     const q = url.indexOf("?")
@@ -105,7 +109,9 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
     }
   })
   const basePath = options.basePath?.replace(/\/+$/, "") ?? ""
-  const routes = start.demoPage === true ? Layer.merge(instance.standaloneLayer, demoPageRoute(basePath)) : instance.standaloneLayer
+  const routes = start.demoPage === true
+    ? Layer.merge(instance.standaloneLayer, demoPageRoute(basePath))
+    : instance.standaloneLayer
   const runtime = ManagedRuntime.make(
     pipelineLayer(routes).pipe(Layer.provide(NodeHttpServer.layerContext), Layer.provide(instance.runtime))
   )
@@ -121,7 +127,10 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
     // eslint-disable-next-line preserve-caught-error -- the driver's error may quote the database password; this message is scrubbed of it
     throw new Error(describeStartupFailure(error, options))
   }
-  const server = createServer({ keepAliveTimeout: 5_000 }, withInitFastPath(`${basePath}/init`, start.initFastPath === false ? undefined : initFastPath, pipeline))
+  const server = createServer(
+    { keepAliveTimeout: 5_000 },
+    withInitFastPath(`${basePath}/init`, start.initFastPath === false ? undefined : initFastPath, pipeline)
+  )
   server.on("clientError", answerProtocolError)
   try {
     await listen(server, port, host)
@@ -146,5 +155,11 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
       })
       await shutdownApp()
     })()
-  return { url: `http://${reachableHost}:${address.port}`, bound: `${boundHost}:${address.port}`, port: address.port, server, close }
+  return {
+    url: `http://${reachableHost}:${address.port}`,
+    bound: `${boundHost}:${address.port}`,
+    port: address.port,
+    server,
+    close
+  }
 }

@@ -15,7 +15,8 @@ const names: Record<string, string> = { postgres: "PostgreSQL", mysql: "MySQL" }
 /** Which database, in words, without its password: `PostgreSQL at db:5432, database "svc", user "app"`. */
 export const describeDatabaseLocation = (database: SvcOptions["database"]): string => {
   if ("layer" in database) return "the SqlClient layer of the configuration"
-  if (database.dialect === "sqlite") return `the SQLite database ${database.url === ":memory:" ? ":memory:" : resolve(database.url)}`
+  if (database.dialect === "sqlite")
+    return `the SQLite database ${database.url === ":memory:" ? ":memory:" : resolve(database.url)}`
   let url: URL
   try {
     url = new URL(database.url)
@@ -70,15 +71,22 @@ export const describeStartupFailure = (error: unknown, options: SvcOptions): str
   let line: string
   if (tagOf(failure) === "SqlError") {
     const reason = driverReason((failure as { cause?: unknown }).cause ?? failure)
-    line = /failed to connect/i.test(message) ? `cannot connect to ${where}: ${reason}` : `database failure on ${where}: ${reason}`
+    line = /failed to connect/i.test(message)
+      ? `cannot connect to ${where}: ${reason}`
+      : `database failure on ${where}: ${reason}`
   } else if (tagOf(failure) === "MigrationFailed") {
     line = `${message} (on ${where})`
-  } else if (!("layer" in database) && database.dialect === "sqlite" && /database|sqlite|directory|permission|EACCES|ENOENT/i.test(message)) {
+  } else if (
+    !("layer" in database) && database.dialect === "sqlite" &&
+    /database|sqlite|directory|permission|EACCES|ENOENT/i.test(message)
+  ) {
     line = `cannot open ${where}: ${driverReason(failure)}`
   } else if (failure instanceof Error && failure.name === "SvcConfigurationError") {
     line = message
   } else {
-    line = `could not start: ${message === "An error has occurred" ? String(Cause.isCause(error) ? Cause.pretty(error) : error) : message}`
+    line = `could not start: ${
+      message === "An error has occurred" ? String(Cause.isCause(error) ? Cause.pretty(error) : error) : message
+    }`
   }
   return withoutPassword(line, database)
 }

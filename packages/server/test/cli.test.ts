@@ -37,14 +37,20 @@ describe("svc serve", () => {
 
   it("lets SVC_DATABASE_URL replace database.url", async () => {
     const cwd = tempDir()
-    writeFileSync(join(cwd, "svc.config.json"), JSON.stringify({ database: { dialect: "sqlite", url: "/nonexistent/dir/x.db" } }))
+    writeFileSync(
+      join(cwd, "svc.config.json"),
+      JSON.stringify({ database: { dialect: "sqlite", url: "/nonexistent/dir/x.db" } })
+    )
     const { output } = await serve(cwd, [], { SVC_DATABASE_URL: join(cwd, "other.db") })
     expect(output()).toContain(`sqlite ${join(cwd, "other.db")}`)
   })
 
   it("exits non-zero with every problem of a bad config listed", async () => {
     const cwd = tempDir()
-    writeFileSync(join(cwd, "bad.json"), JSON.stringify({ database: { dialect: "sqlite", url: ":memory:" }, tenantId: "", hosting: "x", bogus: 1 }))
+    writeFileSync(
+      join(cwd, "bad.json"),
+      JSON.stringify({ database: { dialect: "sqlite", url: ":memory:" }, tenantId: "", hosting: "x", bogus: 1 })
+    )
     const result = await run(["serve", "--config", "bad.json"], cwd)
     expect(result.code).toBe(1)
     expect(result.stderr).toContain("Invalid svc configuration (3 problems)")
@@ -86,7 +92,9 @@ describe("svc serve", () => {
     const { port } = new URL(url)
     const socket = connect(Number(port), "127.0.0.1")
     await new Promise<void>((resolve) => socket.once("connect", resolve))
-    socket.write("POST /subjects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+    socket.write(
+      "POST /subjects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
+    )
     const firstAt = Date.now()
     child.kill("SIGTERM")
     await expect.poll(output, { timeout: 10_000 }).toContain("SIGTERM received, draining")
@@ -125,13 +133,18 @@ describe("svc migrate, spec and token", () => {
 
   it("token identity mints an HS256 token for the configured key", async () => {
     const cwd = tempDir()
-    writeFileSync(join(cwd, "svc.config.json"), JSON.stringify({
-      database: { dialect: "sqlite", url: ":memory:" },
-      identityToken: { signingKey: "k".repeat(32) }
-    }))
+    writeFileSync(
+      join(cwd, "svc.config.json"),
+      JSON.stringify({
+        database: { dialect: "sqlite", url: ":memory:" },
+        identityToken: { signingKey: "k".repeat(32) }
+      })
+    )
     const result = await run(["token", "identity", "--sub", "user-42", "--idp", "auth0"], cwd)
     expect(result.code).toBe(0)
-    const [header, payload] = result.stdout.trim().split(".").slice(0, 2).map((part) => JSON.parse(Buffer.from(part!, "base64url").toString()))
+    const [header, payload] = result.stdout.trim().split(".").slice(0, 2).map((part) =>
+      JSON.parse(Buffer.from(part!, "base64url").toString())
+    )
     expect(header.alg).toBe("HS256")
     expect(payload).toMatchObject({ sub: "user-42", idp: "auth0", iss: "svc", aud: "svc-identity" })
     expect(payload.exp - payload.iat).toBe(3600)
@@ -145,11 +158,14 @@ describe("svc purge", () => {
   it("applies the retention rules once to the configured database and logs one line", async () => {
     const cwd = tempDir()
     const key = "purge-cli-key-0123456789abcdef"
-    writeFileSync(join(cwd, "svc.config.json"), JSON.stringify({
-      database: { dialect: "sqlite", url: "./purge.db" },
-      apiKeys: [key],
-      retention: { ipAddressDays: 30, recordDays: 400 }
-    }))
+    writeFileSync(
+      join(cwd, "svc.config.json"),
+      JSON.stringify({
+        database: { dialect: "sqlite", url: "./purge.db" },
+        apiKeys: [key],
+        retention: { ipAddressDays: 30, recordDays: 400 }
+      })
+    )
     const { url, child } = await serve(cwd)
     const day = 86_400_000
     const saveAt = async (daysAgo: number) => {
@@ -178,7 +194,9 @@ describe("svc purge", () => {
 
     const db = new Database(join(cwd, "purge.db"), { readonly: true })
     const ipOf = (subjectId: string) =>
-      (db.prepare("SELECT ip_address FROM svc_consents WHERE subject_id = ?").get(subjectId) as { ip_address: string | null })
+      (db.prepare("SELECT ip_address FROM svc_consents WHERE subject_id = ?").get(subjectId) as {
+        ip_address: string | null
+      })
         .ip_address
     try {
       expect(ipOf(middle)).not.toBeNull()
@@ -192,9 +210,9 @@ describe("svc purge", () => {
       )
       // the 500-day record is anonymous proof now, its subject gone; the others keep their subjects
       expect(db.prepare("SELECT COUNT(*) AS n FROM svc_consents WHERE subject_id = 'retired'").get()).toEqual({ n: 1 })
-      expect(db.prepare("SELECT id FROM svc_subjects ORDER BY id").all()).toEqual([{ id: fresh }, { id: middle }].sort((a, b) =>
-        a.id < b.id ? -1 : 1
-      ))
+      expect(db.prepare("SELECT id FROM svc_subjects ORDER BY id").all()).toEqual(
+        [{ id: fresh }, { id: middle }].sort((a, b) => a.id < b.id ? -1 : 1)
+      )
       expect(db.prepare("SELECT COUNT(*) AS n FROM svc_consents WHERE subject_id = ?").get(old)).toEqual({ n: 0 })
       expect(ipOf(middle)).toBeNull()
       expect(ipOf(fresh)).not.toBeNull()

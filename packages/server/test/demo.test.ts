@@ -28,7 +28,11 @@ const tempFolder = (prefix: string) => {
 
 beforeAll(async () => {
   const dir = tempFolder("svc-demo-")
-  server = await startServer({ ...demoOptions(join(dir, "svc.db")), observability: { requests: "none" } }, { port: 0, host: "127.0.0.1", demoPage: true })
+  server = await startServer({ ...demoOptions(join(dir, "svc.db")), observability: { requests: "none" } }, {
+    port: 0,
+    host: "127.0.0.1",
+    demoPage: true
+  })
 })
 afterAll(async () => {
   await server?.close()
@@ -124,14 +128,17 @@ describe("demo configuration over HTTP", () => {
     expect(iab).toContain(`<script src="/svc.iab.js" async></script>`)
     const forged = await (await fetch(`${server.url}/demo?bundle=%22%3E%3Cscript%3E`)).text()
     expect(forged).toContain(`<script src="/svc.js" async></script>`)
-    expect(forged).not.toContain("\"><script>")
+    expect(forged).not.toContain('"><script>')
   })
 })
 
 describe.runIf(withBrowser)("demo page in Chromium", () => {
   let browser: Browser
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] })
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--disable-gpu", "--no-first-run"]
+    })
   })
   afterAll(() => browser?.close())
 

@@ -23,7 +23,8 @@ const probe = (port: number, path: string, timeoutMs: number) =>
     })
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)))
     req.on("socket", (socket) => socket.once("connect", () => (connected = true)))
-    req.on("error", (error) => resolve(connected ? { kind: "unanswered", path, reason: error.message } : { kind: "refused" }))
+    req.on("error", (error) =>
+      resolve(connected ? { kind: "unanswered", path, reason: error.message } : { kind: "refused" }))
     req.end()
   })
 

@@ -8,7 +8,11 @@ afterEach(killChildren)
 const PASSWORD = "hunter2-Secret"
 
 /** Runs `svc serve` on a config file written for the test; it must exit 1 with one plain line. */
-const failingServe = async (config: unknown, env: Record<string, string | undefined> = {}, name = "svc.config.json") => {
+const failingServe = async (
+  config: unknown,
+  env: Record<string, string | undefined> = {},
+  name = "svc.config.json"
+) => {
   const cwd = tempDir()
   writeFileSync(join(cwd, name), typeof config === "string" ? config : JSON.stringify(config))
   const result = await run(["serve", "--config", name, "--port", "0", "--host", "127.0.0.1"], cwd, env)
@@ -29,37 +33,53 @@ const withDatabase = (url: string, database: string) => {
 describe("svc serve: a database that cannot be reached is named by host, port and database", () => {
   it("PostgreSQL: connection refused, with the driver's reason and no password", async () => {
     const port = await freePort()
-    const { stderr } = await failingServe({ database: { dialect: "postgres", url: `postgres://app:${PASSWORD}@127.0.0.1:${port}/consents` } })
-    expect(stderr).toContain(`svc: cannot connect to PostgreSQL at 127.0.0.1:${port}, database "consents", user "app": connect ECONNREFUSED`)
+    const { stderr } = await failingServe({
+      database: { dialect: "postgres", url: `postgres://app:${PASSWORD}@127.0.0.1:${port}/consents` }
+    })
+    expect(stderr).toContain(
+      `svc: cannot connect to PostgreSQL at 127.0.0.1:${port}, database "consents", user "app": connect ECONNREFUSED`
+    )
   })
 
   it("MySQL: connection refused, with the driver's reason and no password", async () => {
     const port = await freePort()
-    const { stderr } = await failingServe({ database: { dialect: "mysql", url: `mysql://app:${PASSWORD}@127.0.0.1:${port}/consents` } })
-    expect(stderr).toContain(`svc: cannot connect to MySQL at 127.0.0.1:${port}, database "consents", user "app": connect ECONNREFUSED`)
+    const { stderr } = await failingServe({
+      database: { dialect: "mysql", url: `mysql://app:${PASSWORD}@127.0.0.1:${port}/consents` }
+    })
+    expect(stderr).toContain(
+      `svc: cannot connect to MySQL at 127.0.0.1:${port}, database "consents", user "app": connect ECONNREFUSED`
+    )
   })
 
   it.runIf(process.env.SVC_TEST_PG_URL)("PostgreSQL: a database that does not exist", async () => {
     const url = withDatabase(process.env.SVC_TEST_PG_URL!, "svc_no_such_db")
     const { stderr } = await failingServe({ database: { dialect: "postgres", url } })
-    expect(stderr).toMatch(/cannot connect to PostgreSQL at [^,]+:\d+, database "svc_no_such_db"[^:]*: database "svc_no_such_db" does not exist \(3D000\)/)
+    expect(stderr).toMatch(
+      /cannot connect to PostgreSQL at [^,]+:\d+, database "svc_no_such_db"[^:]*: database "svc_no_such_db" does not exist \(3D000\)/
+    )
   })
 
   it.runIf(process.env.SVC_TEST_MYSQL_URL)("MySQL: a database that does not exist", async () => {
     const url = withDatabase(process.env.SVC_TEST_MYSQL_URL!, "svc_no_such_db")
     const { stderr } = await failingServe({ database: { dialect: "mysql", url } })
-    expect(stderr).toMatch(/cannot connect to MySQL at [^,]+:\d+, database "svc_no_such_db"[^:]*: .*(Unknown database 'svc_no_such_db'|Access denied)/)
+    expect(stderr).toMatch(
+      /cannot connect to MySQL at [^,]+:\d+, database "svc_no_such_db"[^:]*: .*(Unknown database 'svc_no_such_db'|Access denied)/
+    )
   })
 
   it("SQLite: the file that cannot be opened, by its full path", async () => {
     const { stderr } = await failingServe({ database: { dialect: "sqlite", url: "./missing-dir/svc.db" } })
-    expect(stderr).toMatch(/^svc: cannot open the SQLite database \/.*\/missing-dir\/svc\.db: .*directory does not exist/m)
+    expect(stderr).toMatch(
+      /^svc: cannot open the SQLite database \/.*\/missing-dir\/svc\.db: .*directory does not exist/m
+    )
   })
 })
 
 describe("svc serve: configuration mistakes are named where they are", () => {
   it("a JSON syntax error gives the file, line and column", async () => {
-    const { cwd, stderr } = await failingServe(`{\n  "database": { "dialect": "sqlite",\n    "url": ":memory:",, }\n}\n`)
+    const { cwd, stderr } = await failingServe(
+      `{\n  "database": { "dialect": "sqlite",\n    "url": ":memory:",, }\n}\n`
+    )
     expect(stderr).toContain(`svc: cannot load the config file ${join(cwd, "svc.config.json")}:3:23:`)
   })
 
@@ -69,7 +89,9 @@ describe("svc serve: configuration mistakes are named where they are", () => {
       {},
       "svc.config.ts"
     )
-    expect(stderr).toContain(`svc: cannot load the config file ${join(cwd, "svc.config.ts")}:3:2: Expected "}" but found "version"`)
+    expect(stderr).toContain(
+      `svc: cannot load the config file ${join(cwd, "svc.config.ts")}:3:2: Expected "}" but found "version"`
+    )
   })
 
   it("a JavaScript syntax error gives the file, line and column", async () => {
@@ -78,11 +100,15 @@ describe("svc serve: configuration mistakes are named where they are", () => {
       {},
       "svc.config.mjs"
     )
-    expect(stderr).toContain(`svc: cannot load the config file ${join(cwd, "svc.config.mjs")}:3:3: Unexpected identifier 'version'`)
+    expect(stderr).toContain(
+      `svc: cannot load the config file ${join(cwd, "svc.config.mjs")}:3:3: Unexpected identifier 'version'`
+    )
   })
 
   it("a misspelled dialect gets the likely one", async () => {
-    const { stderr } = await failingServe({ database: { dialect: "postgresql", url: "postgres://app@db.internal/consents" } })
+    const { stderr } = await failingServe({
+      database: { dialect: "postgresql", url: "postgres://app@db.internal/consents" }
+    })
     expect(stderr).toContain(`database.dialect: "postgresql" is not a dialect; did you mean "postgres"?`)
     expect(stderr).toContain("Invalid svc configuration (1 problem)")
   })
@@ -96,7 +122,9 @@ describe("svc serve: configuration mistakes are named where they are", () => {
   })
 
   it("database.url of the wrong scheme is named", async () => {
-    const { stderr } = await failingServe({ database: { dialect: "mysql", url: `postgres://app:${PASSWORD}@db.internal/consents` } })
+    const { stderr } = await failingServe({
+      database: { dialect: "mysql", url: `postgres://app:${PASSWORD}@db.internal/consents` }
+    })
     expect(stderr).toContain("database.url: not a mysql URL")
   })
 
@@ -114,10 +142,17 @@ describe("svc migrate: the same plain lines", () => {
   it("names the unreachable database", async () => {
     const cwd = tempDir()
     const port = await freePort()
-    writeFileSync(join(cwd, "svc.config.json"), JSON.stringify({ database: { dialect: "postgres", url: `postgres://app:${PASSWORD}@127.0.0.1:${port}/consents` } }))
+    writeFileSync(
+      join(cwd, "svc.config.json"),
+      JSON.stringify({
+        database: { dialect: "postgres", url: `postgres://app:${PASSWORD}@127.0.0.1:${port}/consents` }
+      })
+    )
     const result = await run(["migrate"], cwd)
     expect(result.code).toBe(1)
-    expect(result.stderr).toContain(`svc: cannot connect to PostgreSQL at 127.0.0.1:${port}, database "consents", user "app"`)
+    expect(result.stderr).toContain(
+      `svc: cannot connect to PostgreSQL at 127.0.0.1:${port}, database "consents", user "app"`
+    )
     expect(result.stderr).not.toContain(PASSWORD)
   })
 })

@@ -29,7 +29,11 @@ afterEach(async () => {
 const startUnmigrated = async (database: FreshDatabase["database"]) => {
   const logs = captureConsole()
   try {
-    running = await startServer({ database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1", migrate: false })
+    running = await startServer({ database, observability: { requests: "none" } }, {
+      port: 0,
+      host: "127.0.0.1",
+      migrate: false
+    })
   } finally {
     logs.restore()
   }
@@ -49,7 +53,11 @@ describe.each(dialects)("a database nobody migrated [%s]", (dialect) => {
 
     const answers = [
       await json(`/subjects/${newSubjectId()}`),
-      await json("/subjects", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(cookieSave()) })
+      await json("/subjects", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(cookieSave())
+      })
     ]
     for (const answer of answers) {
       expect(answer.status).toBe(500)
@@ -63,16 +71,24 @@ describe.each(dialects)("a database nobody migrated [%s]", (dialect) => {
 
   it("says how far behind a partly migrated schema is", async () => {
     db = await freshDatabase(dialect)
-    await (await startServer({ database: db.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })).close()
+    await (await startServer({ database: db.database, observability: { requests: "none" } }, {
+      port: 0,
+      host: "127.0.0.1"
+    })).close()
     const [lastId, lastName] = migrations[migrations.length - 1]!
     await db.query(`DELETE FROM svc_migrations WHERE migration_id = ${lastId}`)
     const log = await startUnmigrated(db.database)
-    expect(log).toMatch(new RegExp(`The database schema is 1 migration\\(s\\) behind \\(${lastId}-${lastName}\\).*svc migrate`))
+    expect(log).toMatch(
+      new RegExp(`The database schema is 1 migration\\(s\\) behind \\(${lastId}-${lastName}\\).*svc migrate`)
+    )
   })
 
   it("says nothing when the schema is current", async () => {
     db = await freshDatabase(dialect)
-    await (await startServer({ database: db.database, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })).close()
+    await (await startServer({ database: db.database, observability: { requests: "none" } }, {
+      port: 0,
+      host: "127.0.0.1"
+    })).close()
     const log = await startUnmigrated(db.database)
     expect(log).not.toContain("svc migrate")
     expect((await json(`/subjects/${newSubjectId()}`)).status).toBe(404)

@@ -1,5 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { InitResponse, LanguageCode, Manifest, noSurroundingWhiteSpace, SafeString, SessionReportInput } from "@svc/schema"
+import {
+  InitResponse,
+  LanguageCode,
+  Manifest,
+  noSurroundingWhiteSpace,
+  SafeString,
+  SessionReportInput
+} from "@svc/schema"
 import { Schema } from "effect"
 import { InitLimit, ManifestLimit, PublicWriteLimit } from "../security.js"
 

@@ -35,7 +35,10 @@ export class RecordsGroup extends HttpApiGroup.make("records")
     HttpApiEndpoint.del("eraseByExternalId", "/subjects")
       .setUrlParams(Schema.Struct({ externalId: ExternalId }))
       .addSuccess(ErasureResult)
-      .annotate(OpenApi.Summary, "Erase every subject verifiably linked to a user (unverified claims on the id are unlinked)")
+      .annotate(
+        OpenApi.Summary,
+        "Erase every subject verifiably linked to a user (unverified claims on the id are unlinked)"
+      )
   )
   .add(
     HttpApiEndpoint.get("exportConsents", "/consents/export")

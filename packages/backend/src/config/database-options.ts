@@ -47,7 +47,9 @@ export const dialectProblem = (dialect: unknown): string | undefined => {
   // A plain word is echoed; anything else (a URL pasted in the wrong field) is not.
   const shown = /^[A-Za-z0-9_.-]{1,32}$/.test(dialect) ? `"${dialect}"` : "the value"
   const guess = likelyDialect(dialect)
-  return `${shown} is not a dialect; ${guess === undefined ? `use ${expected}` : `did you mean "${guess}"? (${expected})`}`
+  return `${shown} is not a dialect; ${
+    guess === undefined ? `use ${expected}` : `did you mean "${guess}"? (${expected})`
+  }`
 }
 
 const urlSchemes: Record<string, ReadonlyArray<string>> = {
@@ -96,7 +98,10 @@ export const databaseProblems = (database: unknown): Array<string> => {
 }
 
 /** The schema's lines minus those `databaseProblems` says better. */
-export const withDatabaseProblems = (schemaLines: ReadonlyArray<string>, database: ReadonlyArray<string>): Array<string> =>
+export const withDatabaseProblems = (
+  schemaLines: ReadonlyArray<string>,
+  database: ReadonlyArray<string>
+): Array<string> =>
   database.length === 0
     ? [...schemaLines]
     : [...schemaLines.filter((line) => !/^database(\.(dialect|url|layer))?:/.test(line)), ...database]

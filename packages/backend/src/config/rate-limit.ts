@@ -30,7 +30,9 @@ export const resolveRateLimit = (
   for (const group of GROUPS) {
     const rule = options[group]
     if (rule === false) continue
-    const resolved = rule === undefined ? DEFAULTS[group] : { limit: rule.limit, windowSeconds: rule.windowSeconds ?? 60 }
+    const resolved = rule === undefined
+      ? DEFAULTS[group]
+      : { limit: rule.limit, windowSeconds: rule.windowSeconds ?? 60 }
     if (resolved !== undefined) rules[group] = resolved
   }
   return { store, rules, trustedIpHeaders: (ipAddressHeaders ?? []).map((h) => h.toLowerCase()) }

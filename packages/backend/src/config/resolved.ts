@@ -2,7 +2,14 @@ import type { SqlClient } from "@effect/sql"
 import type { Hosting, ManifestOptions } from "@svc/schema"
 import { Context, type Layer } from "effect"
 import type { ResolvedEvents } from "./events.js"
-import type { ObservabilityOptions, RequestLogLevel, RetentionOptions, ScriptOptions, SessionOptions, SqlDialect } from "./options.js"
+import type {
+  ObservabilityOptions,
+  RequestLogLevel,
+  RetentionOptions,
+  ScriptOptions,
+  SessionOptions,
+  SqlDialect
+} from "./options.js"
 import type { ResolvedTelemetry } from "./telemetry.js"
 
 /** Configuration after validation, with every default applied. The only way services read options. */
@@ -26,7 +33,9 @@ export interface ResolvedConfig {
     readonly ttlSeconds: number
     readonly replayWindowSeconds: number
   } | undefined
-  readonly identityToken: { readonly signingKey: string; readonly issuer: string; readonly audience: string } | undefined
+  readonly identityToken:
+    | { readonly signingKey: string; readonly issuer: string; readonly audience: string }
+    | undefined
   readonly legalDocumentSnapshot: {
     readonly signingKey: string
     readonly issuer: string
@@ -44,7 +53,12 @@ export interface ResolvedConfig {
     readonly masking: boolean
     readonly headers: ReadonlyArray<string>
   }
-  readonly openapi: { readonly enabled: boolean; readonly specPath: string; readonly title: string; readonly basePath: string }
+  readonly openapi: {
+    readonly enabled: boolean
+    readonly specPath: string
+    readonly title: string
+    readonly basePath: string
+  }
   readonly script: {
     readonly enabled: boolean
     readonly path: string
@@ -63,7 +77,10 @@ export interface ResolvedConfig {
   /** `undefined` when `telemetry` exports nothing: no metric is recorded and no tracer runs. */
   readonly telemetry: ResolvedTelemetry | undefined
   readonly version: string
-  readonly observability: { readonly requests: RequestLogLevel; readonly format: NonNullable<ObservabilityOptions["format"]> }
+  readonly observability: {
+    readonly requests: RequestLogLevel
+    readonly format: NonNullable<ObservabilityOptions["format"]>
+  }
   readonly sessions: SessionOptions
 }
 

@@ -53,7 +53,10 @@ const TenantId = Schema.String.annotations({ message: (issue) => `must be a stri
 )
 
 const InstanceHosting = Hosting.annotations({
-  message: (issue) => ({ message: `must be "self-hosted" or "managed" (got ${JSON.stringify(issue.actual)})`, override: true })
+  message: (issue) => ({
+    message: `must be "self-hosted" or "managed" (got ${JSON.stringify(issue.actual)})`,
+    override: true
+  })
 })
 
 const BasePath = Schema.String.pipe(Schema.filter((path) => {
@@ -62,15 +65,21 @@ const BasePath = Schema.String.pipe(Schema.filter((path) => {
     `must be a path such as "/api/svc" (got ${JSON.stringify(path)})`
 }))
 
-const TrustedOrigin = Schema.String.pipe(Schema.filter((entry) =>
-  normalizeOrigin(entry) !== undefined || `not a host, host:port, *.domain or * (got ${JSON.stringify(entry)})`
-))
+const TrustedOrigin = Schema.String.pipe(
+  Schema.filter((entry) =>
+    normalizeOrigin(entry) !== undefined || `not a host, host:port, *.domain or * (got ${JSON.stringify(entry)})`
+  )
+)
 
-const ApiKey = Schema.String.pipe(Schema.filter((key) =>
-  (key.trim() !== "" && key.trim() === key) || "must be a non-empty string without surrounding white space"
-))
+const ApiKey = Schema.String.pipe(
+  Schema.filter((key) =>
+    (key.trim() !== "" && key.trim() === key) || "must be a non-empty string without surrounding white space"
+  )
+)
 
-const SigningKey = Schema.String.pipe(Schema.filter((key) => byteLength(key) >= MIN_KEY_BYTES || `must be at least ${MIN_KEY_BYTES} bytes`))
+const SigningKey = Schema.String.pipe(
+  Schema.filter((key) => byteLength(key) >= MIN_KEY_BYTES || `must be at least ${MIN_KEY_BYTES} bytes`)
+)
 
 const SigningFields = {
   signingKey: SigningKey,
@@ -146,12 +155,16 @@ export const ScriptOptions = Schema.Struct({
   headlessPath: Schema.optional(Path),
   iabPath: Schema.optional(Path),
   backendURL: Schema.optional(Schema.String.pipe(Schema.pattern(/^(https?:\/\/|\/)/))),
-  config: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(Schema.filter((config) =>
-    Object.keys(config).filter((key) => secretLike.test(key)).map((key) => ({
-      path: [key],
-      message: "looks like a secret; script config is sent to every browser"
-    }))
-  ))),
+  config: Schema.optional(
+    Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
+      Schema.filter((config) =>
+        Object.keys(config).filter((key) => secretLike.test(key)).map((key) => ({
+          path: [key],
+          message: "looks like a secret; script config is sent to every browser"
+        }))
+      )
+    )
+  ),
   bundles: Schema.optional(Schema.Struct({
     full: Schema.optional(Schema.String),
     headless: Schema.optional(Schema.String),
@@ -263,7 +276,9 @@ export const WebhookOptions = Schema.Struct({
   /** `whsec_` followed by base64 of at least 32 random bytes. Never logged. */
   secret: Schema.String.pipe(Schema.filter(webhookSecretProblem)),
   /** Event types sent to this endpoint; all when omitted. */
-  events: Schema.optional(Schema.Array(EventType).pipe(Schema.minItems(1, { message: () => "must be a non-empty list of event types" })))
+  events: Schema.optional(
+    Schema.Array(EventType).pipe(Schema.minItems(1, { message: () => "must be a non-empty list of event types" }))
+  )
 })
 
 /** Delivery defaults, read by the lease rule below and by `resolveEvents`. */
@@ -299,10 +314,12 @@ const DeliveryOptions = Schema.Struct({
   /** How long delivered events stay listed before they are deleted. Default 1 day. */
   keepDeliveredMs: Schema.optional(PositiveInteger),
   retry: Schema.optional(EventRetryOptions)
-}).pipe(Schema.filter((delivery) =>
-  (delivery.leaseMs ?? DELIVERY_DEFAULTS.leaseMs) > (delivery.timeoutMs ?? DELIVERY_DEFAULTS.timeoutMs) ||
-  { path: ["leaseMs"], message: "must be longer than events.delivery.timeoutMs" }
-))
+}).pipe(
+  Schema.filter((delivery) =>
+    (delivery.leaseMs ?? DELIVERY_DEFAULTS.leaseMs) > (delivery.timeoutMs ?? DELIVERY_DEFAULTS.timeoutMs) ||
+    { path: ["leaseMs"], message: "must be longer than events.delivery.timeoutMs" }
+  )
+)
 
 export const EventsOptions = Schema.Struct({
   /** NATS JetStream: each event is published to `subject` and counts as delivered once the stream acknowledges it. */
@@ -334,7 +351,9 @@ export const TelemetryOptions = Schema.Struct({
   serviceName: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   /** OTLP/HTTP collector: traces go to `{url}/v1/traces`, metrics to `{url}/v1/metrics`. */
   otlp: Schema.optional(Schema.Struct({
-    url: Schema.String.pipe(Schema.filter((url) => httpUrl(url) || "expected an http: or https: URL of an OTLP/HTTP collector")),
+    url: Schema.String.pipe(
+      Schema.filter((url) => httpUrl(url) || "expected an http: or https: URL of an OTLP/HTTP collector")
+    ),
     /** Sent with every export (for example an authorization header); never logged. */
     headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
   })),

@@ -35,7 +35,10 @@ const withoutValue = (message: string): string =>
 
 /** One line per offending path; the alternatives of a literal union are folded into one line. */
 const formatIssues = (error: ParseResult.ParseError): Array<string> => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({ ...issue, at: formatPath("", issue.path) }))
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+    ...issue,
+    at: formatPath("", issue.path)
+  }))
   const byPath = new Map<string, Array<string>>()
   for (const issue of issues) {
     const path = issue.at
@@ -43,7 +46,9 @@ const formatIssues = (error: ParseResult.ParseError): Array<string> => {
     if (issue.message.startsWith("Expected undefined")) continue
     // A union member that got further (issues inside the value) says what is wrong; the other
     // members' "Expected …" lines for the whole value are noise beside it.
-    if (issue._tag === "Type" && issue.message.startsWith("Expected ") && issues.some((other) => isInside(other.at, path))) continue
+    if (
+      issue._tag === "Type" && issue.message.startsWith("Expected ") && issues.some((other) => isInside(other.at, path))
+    ) continue
     const message = issue._tag === "Unexpected"
       ? "unknown option"
       : secretPath.test(path)
@@ -55,7 +60,9 @@ const formatIssues = (error: ParseResult.ParseError): Array<string> => {
     const expected = messages.map((m) => /^Expected (.+), actual (.+)$/.exec(m))
     const message = messages.length > 1 && expected.every((m) => m !== null)
       ? `expected one of ${expected.map((m) => m![1]).join(", ")} (got ${truncate(expected[0]![2]!)})`
-      : messages.map((m) => m.replace(/(, actual )([\s\S]*)$/, (_, lead: string, value: string) => lead + truncate(value))).join("; ")
+      : messages.map((m) =>
+        m.replace(/(, actual )([\s\S]*)$/, (_, lead: string, value: string) => lead + truncate(value))
+      ).join("; ")
     return path === "" ? message : `${path}: ${message}`
   })
 }
@@ -75,7 +82,10 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 export const resolveOptions = (input: unknown): ResolvedConfig => {
   if (!isRecord(input)) throw new SvcConfigurationError(["options must be an object"])
   const decoded = decodeOptions(input)
-  const problems = withDatabaseProblems(Either.isLeft(decoded) ? formatIssues(decoded.left) : [], databaseProblems(input.database))
+  const problems = withDatabaseProblems(
+    Either.isLeft(decoded) ? formatIssues(decoded.left) : [],
+    databaseProblems(input.database)
+  )
   problems.push(...duplicateWebhookIds(input.webhooks))
   const authored = Option.flatMapNullable(decodeManifest(input), (options) => options.manifest)
   if (Option.isSome(authored)) problems.push(...manifestProblems(authored.value))
@@ -84,7 +94,8 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
 
   // Rules across blocks; every block on its own has passed the schema.
   const { tenantId } = options
-  if (options.requireTenantId === true && tenantId === undefined) problems.push("requireTenantId: true, but no tenantId is set")
+  if (options.requireTenantId === true && tenantId === undefined)
+    problems.push("requireTenantId: true, but no tenantId is set")
   const { hosting: _hosting, tenantId: _tenantId, ...manifest } = options.manifest ?? { policyRules: [] }
   let gvl: ResolvedConfig["gvl"]
   if (options.gvl !== undefined && options.gvl.enabled !== false) {
@@ -135,7 +146,8 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
       ttlSeconds: ps.ttlSeconds ?? 1800,
       replayWindowSeconds: ps.replayWindowSeconds ?? 604_800
     },
-    identityToken: it && { signingKey: it.signingKey, issuer: it.issuer ?? "svc", audience: it.audience ?? "svc-identity" },
+    identityToken: it &&
+      { signingKey: it.signingKey, issuer: it.issuer ?? "svc", audience: it.audience ?? "svc-identity" },
     legalDocumentSnapshot: lds && {
       signingKey: lds.signingKey,
       issuer: lds.issuer ?? "svc",

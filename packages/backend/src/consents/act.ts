@@ -37,7 +37,8 @@ export const decisionOf = (body: SaveConsentRequest): ActDecision => {
   if (body.receipts !== undefined) {
     for (const category of OptionalCategories) {
       const receipt = body.receipts[category]
-      if (receipt !== undefined) receipts[category] = { value: receipt.value, confirmedAt: receipt.confirmedAt.getTime() }
+      if (receipt !== undefined)
+        receipts[category] = { value: receipt.value, confirmedAt: receipt.confirmedAt.getTime() }
     }
   } else if (body.preferences !== undefined) {
     for (const category of OptionalCategories) {
@@ -68,7 +69,9 @@ export const actKey = (act: {
   readonly givenAt: number
   readonly legalReleaseId: string | null
 }): string =>
-  sha256(canonicalJson(["act/1", act.tenantId, act.subjectId, act.type, act.domain, act.givenAt, act.legalReleaseId ?? ""]))
+  sha256(
+    canonicalJson(["act/1", act.tenantId, act.subjectId, act.type, act.domain, act.givenAt, act.legalReleaseId ?? ""])
+  )
 
 /**
  * Digest of what an act decided (purposes, receipts, vendor grants), independent of key order.

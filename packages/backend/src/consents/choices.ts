@@ -73,11 +73,15 @@ export const subjectVendorChoiceOf = (
   // "__proto__" from an old row) is swallowed by an assignment to the prototype.
   let confirmedAt = Number.POSITIVE_INFINITY
   for (const decision of decisions.values()) confirmedAt = Math.min(confirmedAt, decision.confirmedAt)
-  const grants: Record<string, boolean> = Object.fromEntries([...decisions].map(([vendor, decision]) => [vendor, decision.grant]))
+  const grants: Record<string, boolean> = Object.fromEntries(
+    [...decisions].map(([vendor, decision]) => [vendor, decision.grant])
+  )
   const derived: Record<string, boolean> = Object.fromEntries(
     declared
       .filter((vendor) => !decisions.has(vendor.id))
-      .map((vendor) => [vendor.id, vendor.category === "necessary" ? true : choice?.categories[vendor.category]?.value ?? false])
+      .map((
+        vendor
+      ) => [vendor.id, vendor.category === "necessary" ? true : choice?.categories[vendor.category]?.value ?? false])
   )
   return { grants, confirmedAt: new Date(confirmedAt), derived }
 }
@@ -100,7 +104,8 @@ export const isValidFor = (
     const latest = ofType[ofType.length - 1]
     if (latest === undefined || !isLatestPolicy(latest, context)) return false
     if (latest.type !== "cookie_banner") return true
-    const days = (latest.policyId === null ? undefined : context.rule(latest.policyId)?.validityDays) ?? DEFAULT_VALIDITY_DAYS
+    const days = (latest.policyId === null ? undefined : context.rule(latest.policyId)?.validityDays) ??
+      DEFAULT_VALIDITY_DAYS
     return now - latest.givenAt <= days * DAY_MS
   })
 }

@@ -22,7 +22,7 @@ export const applyGpc = (
     if (receipt !== undefined) receipts[c] = { ...receipt, value: false }
   }
   const preferences = decision.preferences === null ? null : { ...decision.preferences }
-  if (preferences !== null) for (const c of overridden) if (preferences[c] !== undefined) preferences[c] = false
+  if (preferences !== null) { for (const c of overridden) if (preferences[c] !== undefined) preferences[c] = false }
   return { decision: { ...decision, preferences, receipts }, proof: { denied, overridden } }
 }
 
@@ -37,7 +37,9 @@ export const decodeGpcProof = (text: string | null): GpcProof | null => {
   if (text === null) return null
   try {
     const u = JSON.parse(text) as { denied?: unknown; overridden?: unknown }
-    return isCategoryList(u.denied) && isCategoryList(u.overridden) ? { denied: u.denied, overridden: u.overridden } : null
+    return isCategoryList(u.denied) && isCategoryList(u.overridden)
+      ? { denied: u.denied, overridden: u.overridden }
+      : null
   } catch {
     return null
   }

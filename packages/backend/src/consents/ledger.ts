@@ -64,9 +64,12 @@ const JSON_COLUMN_MAX_BYTES = 60_000
 
 /** Why a decided act cannot be stored faithfully, if it cannot. */
 const unstorable = (decision: ActDecision, givenAt: number): string | undefined => {
-  const times = [givenAt, ...Object.values(decision.receipts).map((r) => r.confirmedAt), decision.vendorChoice?.confirmedAt]
+  const times = [givenAt, ...Object.values(decision.receipts).map((r) => r.confirmedAt),
+    decision.vendorChoice?.confirmedAt]
   if (times.some((t) => t !== undefined && !Number.isFinite(t))) return "a time is outside the representable range"
-  if (decision.vendorChoice !== null && Buffer.byteLength(JSON.stringify(decision.vendorChoice)) > JSON_COLUMN_MAX_BYTES) {
+  if (
+    decision.vendorChoice !== null && Buffer.byteLength(JSON.stringify(decision.vendorChoice)) > JSON_COLUMN_MAX_BYTES
+  ) {
     return `vendorChoice is larger than ${JSON_COLUMN_MAX_BYTES} bytes`
   }
   return undefined
@@ -221,7 +224,8 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           : null
         const decision = decisionOf(body)
         const problem = unstorable(decision, givenAt)
-        if (problem !== undefined) return yield* Effect.fail(new InvalidRequest({ message: `Invalid request: ${problem}` }))
+        if (problem !== undefined)
+          return yield* Effect.fail(new InvalidRequest({ message: `Invalid request: ${problem}` }))
         const signalStrings = yield* decodeSignalStrings(body)
         const key = actKey({
           tenantId,
@@ -292,7 +296,9 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           runtimePolicySource: verdict.right?.source ?? null,
           legalReleaseId: release?.id ?? null,
           ipAddress: storeIp ? context.ipAddress : null,
-          userAgent: storeUserAgent && userAgent !== undefined && userAgent !== "" ? userAgent.slice(0, USER_AGENT_MAX) : null,
+          userAgent: storeUserAgent && userAgent !== undefined && userAgent !== ""
+            ? userAgent.slice(0, USER_AGENT_MAX)
+            : null,
           journeyId: body.journey?.id ?? null,
           experimentId: body.experiment?.id ?? null,
           experimentArm: body.experiment?.arm ?? null,
@@ -351,7 +357,10 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
     })
 
     /** `GET /subjects/:id`: at most three statements (subject, its acts, current legal releases). */
-    const view = (id: SubjectId, typeFilter: string | undefined): Effect.Effect<SubjectView, NotFound | DatabaseError> =>
+    const view = (
+      id: SubjectId,
+      typeFilter: string | undefined
+    ): Effect.Effect<SubjectView, NotFound | DatabaseError> =>
       Effect.gen(function*() {
         const found = yield* orDatabaseError(subjects.findById({ tenantId, id }))
         if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ message: "No such subject" }))
@@ -385,7 +394,9 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
             externalId: row.external_id ?? externalId,
             identityProvider: row.identity_provider ?? DEFAULT_IDENTITY_PROVIDER,
             createdAt: new Date(Number(row.created_at)),
-            consents: all.filter((c) => c.subjectId === row.id).map((c) => toConsentRecord(c, isLatestPolicy(c, context)))
+            consents: all.filter((c) => c.subjectId === row.id).map((c) =>
+              toConsentRecord(c, isLatestPolicy(c, context))
+            )
           }))
         }
       })
@@ -398,20 +409,26 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
       Effect.gen(function*() {
         const types = parseTypeList(typeList)
         if (types === undefined) {
-          return yield* Effect.fail(new InvalidRequest({ message: "type: a comma-separated list of policy types is required" }))
+          return yield* Effect.fail(
+            new InvalidRequest({ message: "type: a comma-separated list of policy types is required" })
+          )
         }
         if (types.length > MAX_CHECK_TYPES) {
           return yield* Effect.fail(new InvalidRequest({ message: `type: at most ${MAX_CHECK_TYPES} types per check` }))
         }
-        const all = (yield* orDatabaseError(consents.listTypesByVerifiedExternalId({ tenantId, externalId, types }))).map(
-          readConsentRow
-        )
+        const all = (yield* orDatabaseError(consents.listTypesByVerifiedExternalId({ tenantId, externalId, types })))
+          .map(
+            readConsentRow
+          )
         const context = yield* policyContext(all)
         // Object.fromEntries: a type named "__proto__" is answered, not swallowed by the prototype.
         const results: Record<string, { hasConsent: boolean; isLatestPolicy: boolean }> = Object.fromEntries(
           types.map((type) => {
             const ofType = all.filter((c) => c.type === type)
-            return [type, { hasConsent: ofType.length > 0, isLatestPolicy: ofType.some((c) => isLatestPolicy(c, context)) }]
+            return [type, {
+              hasConsent: ofType.length > 0,
+              isLatestPolicy: ofType.some((c) => isLatestPolicy(c, context))
+            }]
           })
         )
         return { results }

@@ -124,7 +124,11 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
 
     /** Consents of the given types across the subjects verifiably linked to an external id. */
     const listTypesByVerifiedExternalId = SqlSchema.findAll({
-      Request: Schema.Struct({ tenantId: Schema.String, externalId: Schema.String, types: Schema.Array(Schema.String) }),
+      Request: Schema.Struct({
+        tenantId: Schema.String,
+        externalId: Schema.String,
+        types: Schema.Array(Schema.String)
+      }),
       Result: ConsentRow,
       execute: ({ externalId, tenantId, types }) =>
         sql`SELECT ${columns} ${fromConsents}
@@ -133,6 +137,12 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
               AND c.type IN ${sql.in(types)} AND c.expired_at IS NULL ${order}`
     })
 
-    return { insertIfAbsent, findByActKey, listBySubject, listByVerifiedExternalId, listTypesByVerifiedExternalId } as const
+    return {
+      insertIfAbsent,
+      findByActKey,
+      listBySubject,
+      listByVerifiedExternalId,
+      listTypesByVerifiedExternalId
+    } as const
   })
 }) {}

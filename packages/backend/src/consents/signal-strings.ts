@@ -33,7 +33,9 @@ export const decodeSignalStrings = (body: SaveConsentRequest): Either.Either<Sig
       if (ids.length === 0) throw new Error("it lists no section")
       gppSectionIds = ids.join(",")
     } catch (error) {
-      return Either.left(new InvalidRequest({ message: `Invalid request: gppString: not a decodable GPP string (${reasonOf(error)})` }))
+      return Either.left(
+        new InvalidRequest({ message: `Invalid request: gppString: not a decodable GPP string (${reasonOf(error)})` })
+      )
     }
   }
   if (body.tcString !== undefined) {
@@ -43,7 +45,11 @@ export const decodeSignalStrings = (body: SaveConsentRequest): Either.Either<Sig
       // Sections decode lazily: reading them is what proves the string decodes.
       model.toObject()
     } catch (error) {
-      return Either.left(new InvalidRequest({ message: `Invalid request: tcString: not a decodable TCF v2 TC string (${reasonOf(error)})` }))
+      return Either.left(
+        new InvalidRequest({
+          message: `Invalid request: tcString: not a decodable TCF v2 TC string (${reasonOf(error)})`
+        })
+      )
     }
   }
   return Either.right({ gppString: body.gppString ?? null, gppSectionIds, tcString: body.tcString ?? null })

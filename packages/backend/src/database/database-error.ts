@@ -32,7 +32,9 @@ const retryAfter = HttpApp.appendPreResponseHandler((_request, response) =>
 const schemaMissing = (error: StorageFailure) =>
   Effect.logError(`The database schema is missing or out of date: ${MIGRATE_HINT}`).pipe(
     Effect.annotateLogs("cause", describeCause(error)),
-    Effect.zipRight(Effect.die(new InternalError({ message: "The database schema is missing or out of date; run `svc migrate`" })))
+    Effect.zipRight(
+      Effect.die(new InternalError({ message: "The database schema is missing or out of date; run `svc migrate`" }))
+    )
   )
 
 /**

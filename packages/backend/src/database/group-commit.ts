@@ -115,7 +115,8 @@ export const makeGroupCommit = (options: GroupCommitOptions) => {
           Effect.flatMap((exit) =>
             (Exit.isSuccess(exit)
               ? run(connection, `RELEASE ${MEMBER}`)
-              : run(connection, `ROLLBACK TO ${MEMBER}`).pipe(Effect.zipRight(run(connection, `RELEASE ${MEMBER}`)))).pipe(
+              : run(connection, `ROLLBACK TO ${MEMBER}`).pipe(Effect.zipRight(run(connection, `RELEASE ${MEMBER}`))))
+              .pipe(
                 Effect.as<Exit.Exit<A, E | SqlError.SqlError>>(exit)
               )
           ),
@@ -177,8 +178,10 @@ export const makeGroupCommit = (options: GroupCommitOptions) => {
 
   /** `SqlClient.withTransaction` with group commit. */
   const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
-    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (current) =>
-      current._tag === "Some" ? nested(effect, current.value[0], current.value[1]) : inGroup(effect))
+    Effect.flatMap(
+      Effect.serviceOption(SqlClient.TransactionConnection),
+      (current) => current._tag === "Some" ? nested(effect, current.value[0], current.value[1]) : inGroup(effect)
+    )
 
   return { withTransaction }
 }

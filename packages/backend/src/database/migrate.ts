@@ -8,7 +8,8 @@ import { isBusy, whileBusy } from "./sqlite-busy.js"
 const LOCK_WAIT_SECONDS = 600
 
 /** A setup step that failed, said plainly with the driver's reason. */
-const failedTo = (what: string) => (error: unknown) => new MigrationFailed({ message: `Could not ${what}: ${driverReason(error)}` })
+const failedTo = (what: string) => (error: unknown) =>
+  new MigrationFailed({ message: `Could not ${what}: ${driverReason(error)}` })
 
 /**
  * The migrations table exactly as the Migrator creates it, made here (inside the lock) so that the
@@ -43,7 +44,9 @@ const onPostgres = (sql: SqlClient.SqlClient, schema: string | undefined) =>
         Effect.mapError(failedTo("take the migration lock (pg_advisory_xact_lock)"))
       )
       if (schema !== undefined) {
-        yield* sql`CREATE SCHEMA IF NOT EXISTS ${sql(schema)}`.pipe(Effect.mapError(failedTo(`create the schema ${schema}`)))
+        yield* sql`CREATE SCHEMA IF NOT EXISTS ${sql(schema)}`.pipe(
+          Effect.mapError(failedTo(`create the schema ${schema}`))
+        )
       }
       yield* createMigrationsTable(sql)
       return yield* runMigrations
@@ -60,7 +63,9 @@ const MYSQL_LOCK_NAME = "LEFT(CONCAT('svc_migrations:', DATABASE()), 64)"
 const onMysql = (sql: SqlClient.SqlClient) =>
   Effect.scoped(
     Effect.gen(function*() {
-      const connection = yield* sql.reserve.pipe(Effect.mapError(failedTo("reserve a connection for the migration lock")))
+      const connection = yield* sql.reserve.pipe(
+        Effect.mapError(failedTo("reserve a connection for the migration lock"))
+      )
       yield* Effect.acquireRelease(
         connection.execute(`SELECT GET_LOCK(${MYSQL_LOCK_NAME}, ?) AS acquired`, [LOCK_WAIT_SECONDS], undefined).pipe(
           Effect.mapError(failedTo("take the migration lock (GET_LOCK)")),
@@ -68,7 +73,8 @@ const onMysql = (sql: SqlClient.SqlClient) =>
             (rows) => Number(rows[0]?.acquired) === 1,
             () =>
               new MigrationFailed({
-                message: `Could not take the migration lock (GET_LOCK): another process held it for ${LOCK_WAIT_SECONDS} s`
+                message:
+                  `Could not take the migration lock (GET_LOCK): another process held it for ${LOCK_WAIT_SECONDS} s`
               })
           )
         ),

@@ -35,7 +35,9 @@ export const reportSchemaState = Effect.gen(function*() {
   if (pending.length === migrations.length) {
     yield* Effect.logError(`The database schema is not migrated: ${MIGRATE_HINT}`)
   } else if (pending.length > 0) {
-    yield* Effect.logError(`The database schema is ${pending.length} migration(s) behind (${pending.join(", ")}): ${MIGRATE_HINT}`)
+    yield* Effect.logError(
+      `The database schema is ${pending.length} migration(s) behind (${pending.join(", ")}): ${MIGRATE_HINT}`
+    )
   }
 }).pipe(
   // Every cause, defects included (a host's own SqlClient layer may die): this is a report only.

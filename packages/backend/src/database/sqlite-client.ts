@@ -37,7 +37,8 @@ export const makeSqliteClient = (options: { readonly filename: string; readonly 
       execute: (sql, params, transformRows) => onReserved((c) => c.execute(sql, params, transformRows)),
       executeRaw: (sql, params) => onReserved((c) => c.executeRaw(sql, params)),
       executeValues: (sql, params) => onReserved((c) => c.executeValues(sql, params)),
-      executeUnprepared: (sql, params, transformRows) => onReserved((c) => c.executeUnprepared(sql, params, transformRows)),
+      executeUnprepared: (sql, params, transformRows) =>
+        onReserved((c) => c.executeUnprepared(sql, params, transformRows)),
       executeStream: () => Stream.dieMessage("executeStream is not implemented for SQLite")
     }
 
@@ -69,6 +70,7 @@ export const sqliteClientLayer = (
   filename: string,
   busyWait?: Duration.DurationInput
 ): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
-  Layer.scoped(SqlClient.SqlClient, makeSqliteClient(busyWait === undefined ? { filename } : { filename, busyWait })).pipe(
-    Layer.provide(Reactivity.layer)
-  )
+  Layer.scoped(SqlClient.SqlClient, makeSqliteClient(busyWait === undefined ? { filename } : { filename, busyWait }))
+    .pipe(
+      Layer.provide(Reactivity.layer)
+    )

@@ -41,7 +41,10 @@ export class ErasureKey extends Effect.Service<ErasureKey>()("@svc/backend/Erasu
 
     /** The anonymous id an erased subject's records are kept under. */
     const hashedId = (tenantId: string, subjectId: string) =>
-      Effect.map(key, (k) => `erased_${createHmac("sha256", k).update(`${tenantId}\u0000${subjectId}`).digest("base64url")}`)
+      Effect.map(
+        key,
+        (k) => `erased_${createHmac("sha256", k).update(`${tenantId}\u0000${subjectId}`).digest("base64url")}`
+      )
 
     return { hashedId } as const
   })

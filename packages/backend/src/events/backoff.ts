@@ -20,7 +20,13 @@ export const backoffDelay = (schedule: RetrySchedule, failures: number, random: 
  */
 export const nextAttemptAt = (
   schedule: RetrySchedule,
-  input: { readonly now: number; readonly createdAt: number; readonly failures: number; readonly random: number; readonly retryAfterMs?: number | undefined }
+  input: {
+    readonly now: number
+    readonly createdAt: number
+    readonly failures: number
+    readonly random: number
+    readonly retryAfterMs?: number | undefined
+  }
 ): number | undefined => {
   if (input.now - input.createdAt >= schedule.giveUpAfterMs) return undefined
   const delay = input.retryAfterMs ?? backoffDelay(schedule, input.failures, input.random)

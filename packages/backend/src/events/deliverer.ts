@@ -31,10 +31,21 @@ export class EventDeliverer extends Effect.Service<EventDeliverer>()("@svc/backe
         const base = { id: row.id, claim: token, now, attempted: true }
         switch (outcome._tag) {
           case "Delivered":
-            return yield* repo.settle({ ...base, status: "delivered", nextAttemptAt: now, lastStatus: outcome.status ?? null, lastError: null })
+            return yield* repo.settle({
+              ...base,
+              status: "delivered",
+              nextAttemptAt: now,
+              lastStatus: outcome.status ?? null,
+              lastError: null
+            })
           case "EndpointGone":
             yield* Effect.logWarning(`event endpoint ${row.endpoint} disabled: ${outcome.reason}`)
-            yield* repo.disableEndpoint({ tenantId, endpoint: row.endpoint, now, reason: outcome.reason.slice(0, MAX_ERROR) })
+            yield* repo.disableEndpoint({
+              tenantId,
+              endpoint: row.endpoint,
+              now,
+              reason: outcome.reason.slice(0, MAX_ERROR)
+            })
             return yield* repo.settle({
               ...base,
               status: "pending",
@@ -67,7 +78,10 @@ export class EventDeliverer extends Effect.Service<EventDeliverer>()("@svc/backe
     const patiently = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.retry(
         effect,
-        Schedule.exponential("100 millis").pipe(Schedule.either(Schedule.spaced("2 seconds")), Schedule.upTo(settings.leaseMs))
+        Schedule.exponential("100 millis").pipe(
+          Schedule.either(Schedule.spaced("2 seconds")),
+          Schedule.upTo(settings.leaseMs)
+        )
       )
     /**
      * Records an outcome patiently: a delivery made is then not made a second time. Past the lease
@@ -76,7 +90,10 @@ export class EventDeliverer extends Effect.Service<EventDeliverer>()("@svc/backe
     const recordPatiently = (row: ClaimedRow, token: string, outcome: DeliveryOutcome) =>
       patiently(record(row, token, outcome)).pipe(
         Effect.catchAllCause((cause) =>
-          Effect.logWarning(`could not record the outcome of event delivery ${row.id}; it is sent again after its lease`, cause)
+          Effect.logWarning(
+            `could not record the outcome of event delivery ${row.id}; it is sent again after its lease`,
+            cause
+          )
         )
       )
 
@@ -103,20 +120,22 @@ export class EventDeliverer extends Effect.Service<EventDeliverer>()("@svc/backe
      * claimed here or by another replica first: a round that lost its claims to another replica goes
      * again at once (the next due ones), it does not wait for the poll interval.
      */
-    const round = (endpoint: string) => Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      if ((yield* repo.disabledEndpoints(tenantId)).includes(endpoint)) return 0
-      const ids = yield* repo.dueIds({ tenantId, endpoints: [endpoint], now, limit: settings.batchSize })
-      if (ids.length === 0) return 0
-      const token = randomBytes(16).toString("base64url")
-      // MySQL may pick the claim as the victim of a deadlock with the saves inserting deliveries.
-      const rows = yield* retryDeadlocks(repo.claim({ ids, claim: token, now, leaseUntil: now + settings.leaseMs })).pipe(
-        Effect.zipRight(repo.claimed(token)),
-        Effect.tapError(() => releasePatiently(token))
-      )
-      yield* Effect.forEach(rows, (row) => deliverOne(row, token), { concurrency: "unbounded", discard: true })
-      return ids.length
-    })
+    const round = (endpoint: string) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        if ((yield* repo.disabledEndpoints(tenantId)).includes(endpoint)) return 0
+        const ids = yield* repo.dueIds({ tenantId, endpoints: [endpoint], now, limit: settings.batchSize })
+        if (ids.length === 0) return 0
+        const token = randomBytes(16).toString("base64url")
+        // MySQL may pick the claim as the victim of a deadlock with the saves inserting deliveries.
+        const rows = yield* retryDeadlocks(repo.claim({ ids, claim: token, now, leaseUntil: now + settings.leaseMs }))
+          .pipe(
+            Effect.zipRight(repo.claimed(token)),
+            Effect.tapError(() => releasePatiently(token))
+          )
+        yield* Effect.forEach(rows, (row) => deliverOne(row, token), { concurrency: "unbounded", discard: true })
+        return ids.length
+      })
 
     /**
      * Rounds of one endpoint until interrupted: straight on after a busy round, after
@@ -125,30 +144,40 @@ export class EventDeliverer extends Effect.Service<EventDeliverer>()("@svc/backe
      * restarting) wait longer each time, up to 5 s, and are logged once per outage, with a line when
      * delivery resumes.
      */
-    const deliverRounds = (endpoint: string) => Effect.gen(function*() {
-      let failed = 0
-      while (true) {
-        const exit = yield* Effect.exit(round(endpoint))
-        if (Exit.isSuccess(exit)) {
-          if (failed > 0) yield* Effect.logInfo(`event delivery to ${endpoint} resumed after ${failed} failed rounds`)
-          failed = 0
-          if (exit.value === 0) yield* Effect.sleep(settings.pollIntervalMs)
-          continue
+    const deliverRounds = (endpoint: string) =>
+      Effect.gen(function*() {
+        let failed = 0
+        while (true) {
+          const exit = yield* Effect.exit(round(endpoint))
+          if (Exit.isSuccess(exit)) {
+            if (failed > 0) yield* Effect.logInfo(`event delivery to ${endpoint} resumed after ${failed} failed rounds`)
+            failed = 0
+            if (exit.value === 0) yield* Effect.sleep(settings.pollIntervalMs)
+            continue
+          }
+          if (failed === 0)
+            yield* Effect.logWarning(
+              `event delivery round of ${endpoint} failed; trying again until it works`,
+              exit.cause
+            )
+          failed++
+          yield* Effect.sleep(Math.min(settings.pollIntervalMs * 2 ** Math.min(failed, 8), 5_000))
         }
-        if (failed === 0) yield* Effect.logWarning(`event delivery round of ${endpoint} failed; trying again until it works`, exit.cause)
-        failed++
-        yield* Effect.sleep(Math.min(settings.pollIntervalMs * 2 ** Math.min(failed, 8), 5_000))
-      }
-    })
+      })
 
     /** Delivered events are kept `keepDeliveredMs` (for the operator's list), then deleted: they name subjects. */
     const purge = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       yield* repo.purgeDelivered({ tenantId, before: now - settings.keepDeliveredMs })
     }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("purging delivered events failed", cause)))
-    const purgeRounds = Effect.forever(Effect.zipRight(purge, Effect.sleep(Math.min(settings.keepDeliveredMs, 3_600_000))))
+    const purgeRounds = Effect.forever(
+      Effect.zipRight(purge, Effect.sleep(Math.min(settings.keepDeliveredMs, 3_600_000)))
+    )
 
-    const run = Effect.all([purgeRounds, ...sinks.map((sink) => deliverRounds(sink.id))], { concurrency: "unbounded", discard: true })
+    const run = Effect.all([purgeRounds, ...sinks.map((sink) => deliverRounds(sink.id))], {
+      concurrency: "unbounded",
+      discard: true
+    })
 
     return { round, purge, run } as const
   })

@@ -34,7 +34,13 @@ export class EventDeliveries extends Effect.Service<EventDeliveries>()("@svc/bac
     const tenantId = config.tenantId ?? ""
     const disabledSet = Effect.map(repo.disabledEndpoints(tenantId), (list) => new Set(list))
 
-    const list = (filter: { readonly status?: string | undefined; readonly endpoint?: string | undefined; readonly limit?: number | undefined }) =>
+    const list = (
+      filter: {
+        readonly status?: string | undefined
+        readonly endpoint?: string | undefined
+        readonly limit?: number | undefined
+      }
+    ) =>
       orDatabaseError(Effect.gen(function*() {
         const rows = yield* repo.list({
           tenantId,

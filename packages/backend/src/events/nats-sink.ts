@@ -17,7 +17,10 @@ const describe = (error: unknown): string => {
  * the stream acknowledges it. The connection is opened on first use and again after it closes,
  * so svc starts, and keeps events in the outbox, while NATS is down. Closed with the scope.
  */
-export const natsSink = (settings: { readonly servers: ReadonlyArray<string>; readonly subject: string }, timeoutMs: number) =>
+export const natsSink = (
+  settings: { readonly servers: ReadonlyArray<string>; readonly subject: string },
+  timeoutMs: number
+) =>
   Effect.gen(function*() {
     let connection: Promise<NatsConnection> | undefined
     const connected = () => {
@@ -37,7 +40,9 @@ export const natsSink = (settings: { readonly servers: ReadonlyArray<string>; re
       })
     }
     yield* Effect.addFinalizer(() =>
-      connection === undefined ? Effect.void : Effect.promise(() => connection!.then((nc) => nc.close()).catch(() => undefined))
+      connection === undefined
+        ? Effect.void
+        : Effect.promise(() => connection!.then((nc) => nc.close()).catch(() => undefined))
     )
     const sink: EventSink = {
       id: "nats",

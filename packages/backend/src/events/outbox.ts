@@ -120,7 +120,9 @@ export class EventOutbox extends Effect.Service<EventOutbox>()("@svc/backend/Eve
         if (act.newSubject || !wanted("consent.withdrawn")) return
         const earlier = (yield* consents.listBySubject({ tenantId, subjectId }))
           .map(readConsentRow)
-          .filter((c) => c.readable && c.id !== act.stored.id && c.type === act.stored.type && c.domain === act.stored.domain)
+          .filter((c) =>
+            c.readable && c.id !== act.stored.id && c.type === act.stored.type && c.domain === act.stored.domain
+          )
           .sort(byAct)
         const previous = earlier.at(-1)
         if (previous === undefined || byAct(previous, act.stored) > 0) return
@@ -148,7 +150,10 @@ export class EventOutbox extends Effect.Service<EventOutbox>()("@svc/backend/Eve
     const subjectErased = (erased: ErasedSubject) =>
       Effect.zipRight(
         repo.purgeDeliveredOf({ tenantId, orderKey: erased.subjectId }),
-        append(SubjectErasedEvent, "subject.erased", erased.subjectId, { ...erased, erasedAt: new Date(erased.erasedAt) })
+        append(SubjectErasedEvent, "subject.erased", erased.subjectId, {
+          ...erased,
+          erasedAt: new Date(erased.erasedAt)
+        })
       )
 
     const legalDocumentPublished = (release: LegalDocumentRelease) =>

@@ -136,7 +136,9 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@svc/backend/Event
             claim = NULL, lease_until = NULL
           WHERE id = ${request.id} AND claim = ${request.claim}`.raw.pipe(Effect.map(changedRows))
 
-    const disableEndpoint = (request: { readonly tenantId: string; readonly endpoint: string; readonly now: number; readonly reason: string }) => {
+    const disableEndpoint = (
+      request: { readonly tenantId: string; readonly endpoint: string; readonly now: number; readonly reason: string }
+    ) => {
       const insert = sql`INTO svc_event_endpoints (tenant_id, endpoint, disabled_at, reason)
         VALUES (${request.tenantId}, ${request.endpoint}, ${request.now}, ${request.reason})`
       return sql.onDialectOrElse({
@@ -146,12 +148,15 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@svc/backend/Event
     }
 
     const enableEndpoint = (request: { readonly tenantId: string; readonly endpoint: string }) =>
-      sql`DELETE FROM svc_event_endpoints WHERE tenant_id = ${request.tenantId} AND endpoint = ${request.endpoint}`.pipe(
-        Effect.asVoid
-      )
+      sql`DELETE FROM svc_event_endpoints WHERE tenant_id = ${request.tenantId} AND endpoint = ${request.endpoint}`
+        .pipe(
+          Effect.asVoid
+        )
 
     const disabledEndpoints = (tenantId: string) =>
-      sql<{ endpoint: string }>`SELECT endpoint FROM svc_event_endpoints WHERE tenant_id = ${tenantId} ORDER BY endpoint`.pipe(
+      sql<
+        { endpoint: string }
+      >`SELECT endpoint FROM svc_event_endpoints WHERE tenant_id = ${tenantId} ORDER BY endpoint`.pipe(
         Effect.map((rows) => rows.map((r) => r.endpoint))
       )
 
@@ -215,7 +220,8 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@svc/backend/Event
 
     const counts = (tenantId: string) =>
       Effect.all({
-        pending: sql`SELECT COUNT(*) AS n FROM svc_event_deliveries WHERE tenant_id = ${tenantId} AND status = 'pending'`,
+        pending:
+          sql`SELECT COUNT(*) AS n FROM svc_event_deliveries WHERE tenant_id = ${tenantId} AND status = 'pending'`,
         failed: sql`SELECT COUNT(*) AS n FROM svc_event_deliveries WHERE tenant_id = ${tenantId} AND status = 'failed'`
       }).pipe(
         Effect.flatMap(({ failed, pending }) =>

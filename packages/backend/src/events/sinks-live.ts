@@ -20,7 +20,8 @@ export const EventSinksLive = Layer.scoped(
     }
     const ids = sinks.map((sink) => sink.id)
     const twice = ids.find((id, i) => ids.indexOf(id) !== i)
-    if (twice !== undefined) return yield* Effect.dieMessage(`Two event sinks share the endpoint id ${JSON.stringify(twice)}`)
+    if (twice !== undefined)
+      return yield* Effect.dieMessage(`Two event sinks share the endpoint id ${JSON.stringify(twice)}`)
     return sinks
   })
 )

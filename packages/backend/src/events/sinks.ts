@@ -22,7 +22,8 @@ export class RetryLater extends Data.TaggedClass("RetryLater")<{
 }> {}
 
 /** The endpoint is gone (410): stop sending to it until an operator retries one of its deliveries. */
-export class EndpointGone extends Data.TaggedClass("EndpointGone")<{ readonly reason: string; readonly status?: number }> {}
+export class EndpointGone
+  extends Data.TaggedClass("EndpointGone")<{ readonly reason: string; readonly status?: number }> {}
 
 export type DeliveryOutcome = Delivered | RetryLater | EndpointGone
 

@@ -2,7 +2,14 @@ import type { SvcEventType } from "@svc/schema"
 import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
 import type { ResolvedWebhook } from "../config/events.js"
-import { Delivered, type DeliveryOutcome, EndpointGone, type EventSink, type OutgoingEvent, RetryLater } from "./sinks.js"
+import {
+  Delivered,
+  type DeliveryOutcome,
+  EndpointGone,
+  type EventSink,
+  type OutgoingEvent,
+  RetryLater
+} from "./sinks.js"
 
 /** `Retry-After` as milliseconds from now: delta seconds or an HTTP date; `undefined` when absent or unreadable. */
 export const retryAfterMs = (header: string | null, now: number): number | undefined => {
@@ -19,7 +26,11 @@ const outcomeOf = (response: Response, now: number): DeliveryOutcome => {
   if (status >= 200 && status < 300) return new Delivered({ status })
   if (status === 410) return new EndpointGone({ status, reason: "the endpoint answered 410 Gone" })
   const after = retryAfterMs(response.headers.get("retry-after"), now)
-  return new RetryLater({ status, reason: `the endpoint answered ${status}`, ...(after === undefined ? {} : { retryAfterMs: after }) })
+  return new RetryLater({
+    status,
+    reason: `the endpoint answered ${status}`,
+    ...(after === undefined ? {} : { retryAfterMs: after })
+  })
 }
 
 /** Why a request failed, without its URL (which may carry a token) or anything about the secret. */

@@ -13,9 +13,13 @@ export const SummaryScope = Schema.Struct({
 export type SummaryScope = typeof SummaryScope.Type & SummaryWindow
 
 // Counts and averages arrive as numbers (SQLite), strings (Postgres COUNT/AVG, MySQL AVG) or bigints.
-const SqlNumber = Schema.Union(Schema.Number, Schema.NumberFromString, Schema.BigIntFromSelf.pipe(
-  Schema.transform(Schema.Number, { strict: true, decode: (n) => Number(n), encode: (n) => BigInt(n) })
-))
+const SqlNumber = Schema.Union(
+  Schema.Number,
+  Schema.NumberFromString,
+  Schema.BigIntFromSelf.pipe(
+    Schema.transform(Schema.Number, { strict: true, decode: (n) => Number(n), encode: (n) => BigInt(n) })
+  )
+)
 
 const ArmCountRow = Schema.Struct({
   arm: Schema.String,

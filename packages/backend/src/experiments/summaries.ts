@@ -17,7 +17,10 @@ const zeros = (keys: ReadonlyArray<string>): Record<string, number> => Object.fr
 
 /** Folds the per (arm, action, surface) counts into one entry per arm, arms in name order. */
 const foldArms = (rows: ReadonlyArray<ArmCountRow>, medians: ReadonlyMap<string, number>) => {
-  const arms = new Map<string, { choices: number; byAction: Record<string, number>; bySurface: Record<string, number> }>()
+  const arms = new Map<
+    string,
+    { choices: number; byAction: Record<string, number>; bySurface: Record<string, number> }
+  >()
   for (const row of rows) {
     let arm = arms.get(row.arm)
     if (arm === undefined) {
@@ -44,7 +47,11 @@ export class ExperimentSummaries extends Effect.Service<ExperimentSummaries>()("
 
     const summarize = (
       experimentId: string,
-      params: { readonly from?: string | undefined; readonly to?: string | undefined; readonly domain?: string | undefined },
+      params: {
+        readonly from?: string | undefined
+        readonly to?: string | undefined
+        readonly domain?: string | undefined
+      },
       /** `medians: false` skips the time-to-decision query (every median is then `null`): the insight page shows none. */
       options: { readonly medians?: boolean } = {}
     ): Effect.Effect<ExperimentSummary, InvalidRequest | DatabaseError> =>
@@ -52,7 +59,9 @@ export class ExperimentSummaries extends Effect.Service<ExperimentSummaries>()("
         const window = yield* parseSummaryWindow(params)
         const scope = { tenantId, experimentId, ...window }
         const [counts, medians] = yield* orDatabaseError(
-          Effect.all([repo.armCounts(scope), options.medians === false ? Effect.succeed([]) : repo.armMedians(scope)], { concurrency: 2 })
+          Effect.all([repo.armCounts(scope), options.medians === false ? Effect.succeed([]) : repo.armMedians(scope)], {
+            concurrency: 2
+          })
         )
         return {
           experimentId,

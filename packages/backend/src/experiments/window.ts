@@ -21,7 +21,9 @@ const bound = (name: "from" | "to", input: string | undefined): Either.Either<nu
   if (date === undefined) {
     return Either.left(
       new InvalidRequest({
-        message: `${name}: expected an ISO 8601 date (2026-01-31) or date-time (2026-01-31T12:00:00Z), got ${JSON.stringify(input)}`
+        message: `${name}: expected an ISO 8601 date (2026-01-31) or date-time (2026-01-31T12:00:00Z), got ${
+          JSON.stringify(input)
+        }`
       })
     )
   }
@@ -52,7 +54,9 @@ export const parseSummaryWindow = (params: {
     if (params.domain !== undefined) {
       domain = params.domain.trim()
       if (domain === "" || domain.length > 255) {
-        return yield* Either.left(new InvalidRequest({ message: "domain: expected a non-empty domain of at most 255 characters" }))
+        return yield* Either.left(
+          new InvalidRequest({ message: "domain: expected a non-empty domain of at most 255 characters" })
+        )
       }
     }
     return { fromMs, toMs, domain }

@@ -17,7 +17,10 @@ export const ApiKeyAuthLive = Layer.effect(
       apiKey: (token) => {
         const matched = keys.match(Redacted.value(token))
         if (matched === undefined) return Effect.fail(unauthorized)
-        return Effect.flatMap(limits.consumeByKey(matched), (wait) => wait === undefined ? Effect.void : rateLimited(wait))
+        return Effect.flatMap(
+          limits.consumeByKey(matched),
+          (wait) => wait === undefined ? Effect.void : rateLimited(wait)
+        )
       }
     })
   })

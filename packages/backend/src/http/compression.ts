@@ -49,7 +49,8 @@ export const negotiateCoding = (header: string | undefined): Coding => {
   return best
 }
 
-const COMPRESSIBLE = /^(text\/|application\/(json|javascript|ecmascript|xml|x-ndjson|[a-z0-9.+-]+\+(json|xml))|image\/svg\+xml)/i
+const COMPRESSIBLE =
+  /^(text\/|application\/(json|javascript|ecmascript|xml|x-ndjson|[a-z0-9.+-]+\+(json|xml))|image\/svg\+xml)/i
 
 /** Content types worth compressing (text formats; images and archives are compressed already). */
 export const isCompressible = (contentType: string | undefined): boolean =>
@@ -155,10 +156,16 @@ const coded = (
   headers["content-encoding"] = coding
   if (headers.etag !== undefined) headers.etag = variantEtag(headers.etag, coding)
   // setBody replaces Content-Length with the coded body's.
-  return HttpServerResponse.setBody(HttpServerResponse.setHeaders(response, headers), HttpBody.uint8Array(body, contentType))
+  return HttpServerResponse.setBody(
+    HttpServerResponse.setHeaders(response, headers),
+    HttpBody.uint8Array(body, contentType)
+  )
 }
 
-const notModified = (response: HttpServerResponse.HttpServerResponse, etag: string): HttpServerResponse.HttpServerResponse => {
+const notModified = (
+  response: HttpServerResponse.HttpServerResponse,
+  etag: string
+): HttpServerResponse.HttpServerResponse => {
   const headers: Record<string, string> = withVary({ ...response.headers }, "Accept-Encoding")
   delete headers["content-length"]
   delete headers["content-type"]
@@ -198,7 +205,10 @@ export const compressResponse = (
     return Effect.map(Effect.promise(() => variant), (out) => coded(response, out, coding, body.contentType))
   }
   if (bytes.byteLength > SYNC_LIMIT) {
-    return Effect.map(Effect.promise(() => compressLater(bytes, coding, false)), (out) => coded(response, out, coding, body.contentType))
+    return Effect.map(
+      Effect.promise(() => compressLater(bytes, coding, false)),
+      (out) => coded(response, out, coding, body.contentType)
+    )
   }
   return Effect.succeed(coded(response, compressNow(bytes, coding), coding, body.contentType))
 }

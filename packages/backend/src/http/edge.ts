@@ -1,4 +1,11 @@
-import { HttpIncomingMessage, HttpLayerRouter, HttpMethod, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpIncomingMessage,
+  HttpLayerRouter,
+  HttpMethod,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { Cause, Effect, Layer, Option } from "effect"
 import { MAX_BODY_BYTES, type ResolvedConfig, SvcConfig } from "../config/resolved.js"
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, corsHeaders, makeOriginPolicy } from "./cors.js"
@@ -73,7 +80,10 @@ const EdgeMiddleware = HttpLayerRouter.middleware(
       requestId: string
     ) => {
       const cors = corsHeaders(origins, origin, isInit)
-      response = HttpServerResponse.setHeaders(response, cors === undefined ? { "x-request-id": requestId } : { "x-request-id": requestId, ...cors })
+      response = HttpServerResponse.setHeaders(
+        response,
+        cors === undefined ? { "x-request-id": requestId } : { "x-request-id": requestId, ...cors }
+      )
       if (origin !== undefined) {
         const vary = response.headers.vary
         if (vary === undefined) response = HttpServerResponse.setHeader(response, "vary", "Origin")
@@ -149,29 +159,34 @@ const EdgeMiddleware = HttpLayerRouter.middleware(
 export const EdgeLive = EdgeMiddleware.layer as unknown as Layer.Layer<never, never, SvcConfig>
 
 /** Preflights for every svc path: answered by the edge before this handler would run. */
-export const PreflightRouteLive = HttpLayerRouter.add("OPTIONS", "/*", Effect.succeed(HttpServerResponse.empty({ status: 204 })))
+export const PreflightRouteLive = HttpLayerRouter.add(
+  "OPTIONS",
+  "/*",
+  Effect.succeed(HttpServerResponse.empty({ status: 204 }))
+)
 
 /**
  * Standalone only (the bundled server and `svcInstance().handler`): unknown routes, inside or
  * outside the mount prefix, answer 404 with the spec's error body.
  */
-export const notFoundFallback = (config: ResolvedConfig) => Layer.effectDiscard(
-  Effect.gen(function*() {
-    const router = yield* HttpLayerRouter.HttpRouter
-    const fallback = (app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
-      Effect.catchIf(app, HttpServerError.isServerError, (error) =>
-        error._tag === "RouteNotFound"
-          ? Effect.as(
-            logRequest(config.observability.requests, {
-              method: error.request.method,
-              route: "(unknown)",
-              status: 404,
-              tenant: config.tenantId ?? null
-            }),
-            errorResponse("ROUTE_NOT_FOUND", "No such route")
-          )
-          : Effect.fail(error))
-    // The router's types forbid a global middleware from handling errors; this one exists to do so.
-    yield* (router.addGlobalMiddleware(fallback as never) as Effect.Effect<void>)
-  })
-)
+export const notFoundFallback = (config: ResolvedConfig) =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const router = yield* HttpLayerRouter.HttpRouter
+      const fallback = (app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
+        Effect.catchIf(app, HttpServerError.isServerError, (error) =>
+          error._tag === "RouteNotFound"
+            ? Effect.as(
+              logRequest(config.observability.requests, {
+                method: error.request.method,
+                route: "(unknown)",
+                status: 404,
+                tenant: config.tenantId ?? null
+              }),
+              errorResponse("ROUTE_NOT_FOUND", "No such route")
+            )
+            : Effect.fail(error))
+      // The router's types forbid a global middleware from handling errors; this one exists to do so.
+      yield* (router.addGlobalMiddleware(fallback as never) as Effect.Effect<void>)
+    })
+  )

@@ -6,9 +6,11 @@ export interface RequestLocation {
 }
 
 /** Country headers in the order they are read; the first usable one wins. */
-export const COUNTRY_HEADERS = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country", "x-country-code", "fastly-geo-country"] as const
+export const COUNTRY_HEADERS = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country", "x-country-code",
+  "fastly-geo-country"] as const
 /** Region headers in the order they are read, once a country is known. */
-export const REGION_HEADERS = ["x-vercel-ip-country-region", "cloudfront-viewer-country-region", "cf-region-code", "x-region-code"] as const
+export const REGION_HEADERS = ["x-vercel-ip-country-region", "cloudfront-viewer-country-region", "cf-region-code",
+  "x-region-code"] as const
 /** Every header `requestLocation` reads: a response built from the location varies with each. */
 export const LOCATION_HEADERS: ReadonlyArray<string> = [...COUNTRY_HEADERS, ...REGION_HEADERS]
 
@@ -32,6 +34,6 @@ export const requestLocation = (headers: Readonly<Record<string, string | undefi
   let c: string | null = null
   for (const name of COUNTRY_HEADERS) if ((c = country(headers[name])) !== null) break
   let r: string | null = null
-  if (c !== null) for (const name of REGION_HEADERS) if ((r = normalizeRegion(headers[name])) !== null) break
+  if (c !== null) { for (const name of REGION_HEADERS) if ((r = normalizeRegion(headers[name])) !== null) break }
   return { country: c, region: r }
 }

@@ -67,8 +67,8 @@ const scalarScript = Effect.promise(async (): Promise<string | undefined> => {
     const file = join(root, "dist", "esm", "internal", "httpApiScalar.js")
     const text = await readFile(file, "utf8")
     // `export const javascript="…";`: a JSON-compatible string literal in every release so far.
-    const start = text.indexOf("\"", text.indexOf("export const javascript"))
-    const end = text.lastIndexOf("\";")
+    const start = text.indexOf('"', text.indexOf("export const javascript"))
+    const end = text.lastIndexOf('";')
     if (start !== -1 && end > start) {
       try {
         return JSON.parse(text.slice(start, end + 1)) as string
@@ -87,7 +87,8 @@ const scalarScript = Effect.promise(async (): Promise<string | undefined> => {
  * The `/docs` page: the OpenAPI document inline and the reference UI as its own script, which is
  * compressed once and cached for a year by browsers (its URL carries its hash).
  */
-const docsPage = (config: ResolvedConfig, documentJson: string, scriptUrl: string) => `<!doctype html>
+const docsPage = (config: ResolvedConfig, documentJson: string, scriptUrl: string) =>
+  `<!doctype html>
 <html>
   <head>
     <meta charset="utf-8" />
@@ -120,7 +121,10 @@ const docsBodies = (config: ResolvedConfig, spec: Effect.Effect<StaticBody>): Ef
     const script = scalar === undefined ? undefined : staticBody(scalar, "application/javascript; charset=utf-8")
     // Relative to `<basePath>/docs`, so it holds behind a proxy that moves the mount.
     const scriptUrl = `docs/scalar.js?v=${script?.etag.slice(1, 13) ?? "missing"}`
-    const page = staticBody(docsPage(config, new TextDecoder().decode(document.bytes), scriptUrl), "text/html; charset=utf-8")
+    const page = staticBody(
+      docsPage(config, new TextDecoder().decode(document.bytes), scriptUrl),
+      "text/html; charset=utf-8"
+    )
     return { page, script }
   })
 

@@ -12,7 +12,8 @@ const withPeerAddress = <A, E, R>(app: Effect.Effect<A, E, R>) =>
   Effect.flatMap(Effect.serviceOption(PeerAddress), (peer) =>
     peer._tag === "None"
       ? app
-      : Effect.updateService(app, HttpServerRequest.HttpServerRequest, (request) => request.modify({ remoteAddress: peer.value })))
+      : Effect.updateService(app, HttpServerRequest.HttpServerRequest, (request) =>
+        request.modify({ remoteAddress: peer.value })))
 
 /**
  * Router-wide middleware for the web handler: a web `Request` carries no peer address, so the

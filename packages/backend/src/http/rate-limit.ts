@@ -15,9 +15,13 @@ export const rateLimited = (retryAfterSeconds: number) =>
   )
 
 const perClientIp = (group: RateLimitGroup) =>
-  Effect.map(RateLimits, (limits) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      Effect.flatMap(limits.consumeByIp(group, request), (wait) => wait === undefined ? Effect.void : rateLimited(wait))))
+  Effect.map(
+    RateLimits,
+    (limits) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        Effect.flatMap(limits.consumeByIp(group, request), (wait) =>
+          wait === undefined ? Effect.void : rateLimited(wait)))
+  )
 
 /** The contract's per-IP limits, one middleware per route group (each a no-op unless configured). */
 export const RateLimitMiddlewareLive = Layer.mergeAll(

@@ -1,4 +1,11 @@
-import { HttpApi, HttpMethod, HttpRouter, type HttpServerError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApi,
+  HttpMethod,
+  HttpRouter,
+  type HttpServerError,
+  type HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { SvcApi } from "@svc/api"
 import { Effect, Option } from "effect"
 import { errorResponse } from "./error-response.js"
@@ -58,8 +65,7 @@ export const nestsDeeperThan = (text: string, max: number): boolean => {
 
 const unsupported = () =>
   errorResponse("UNSUPPORTED_MEDIA_TYPE", "This route accepts a JSON body only: send Content-Type: application/json")
-const missing = () =>
-  errorResponse("INVALID_REQUEST", "This route needs a JSON body (Content-Type: application/json)")
+const missing = () => errorResponse("INVALID_REQUEST", "This route needs a JSON body (Content-Type: application/json)")
 const tooDeep = () =>
   errorResponse("INVALID_REQUEST", `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep`)
 

@@ -17,7 +17,8 @@ const COOKIE = "svc_insight"
 const HTML = "text/html; charset=utf-8"
 const PAGE_HEADERS = {
   "cache-control": "no-store",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'",
   "x-content-type-options": "nosniff",
   // Not no-referrer: with it a browser sends `Origin: null` on the login POST, which the Origin check refuses.
   "referrer-policy": "same-origin"
@@ -64,7 +65,9 @@ export const InsightRoutesLive = Layer.unwrapEffect(
     const load = (fromMs: number, toMs: number, domain: string | null) =>
       Effect.gen(function*() {
         const scope = { tenantId: config.tenantId ?? "", fromMs, toMs, domain }
-        const [totals, releaseRows] = yield* orDatabaseError(Effect.all([repo.totals(scope), repo.latestReleases(scope.tenantId)]))
+        const [totals, releaseRows] = yield* orDatabaseError(
+          Effect.all([repo.totals(scope), repo.latestReleases(scope.tenantId)])
+        )
         // The experiments with the most decisions in the period, then the summary service (the same
         // numbers as GET /experiments/:id/summary) for each.
         const experimentRows = totals.filter((row) => row.kind === "experiment")
@@ -72,11 +75,19 @@ export const InsightRoutesLive = Layer.unwrapEffect(
           .slice(0, 5)
         const experiments = yield* Effect.forEach(experimentRows, (row) =>
           Effect.map(
-            summaries.summarize(row.name!, { from: new Date(fromMs).toISOString(), to: new Date(toMs - 1).toISOString(), ...(domain === null ? {} : { domain }) }, { medians: false }),
-            (summary) => ({ id: row.name!, arms: summary.arms.map((a) => ({ arm: a.arm, choices: a.choices, acceptAll: a.byAction.accept_all ?? 0 })) })
+            summaries.summarize(row.name!, {
+              from: new Date(fromMs).toISOString(),
+              to: new Date(toMs - 1).toISOString(),
+              ...(domain === null ? {} : { domain })
+            }, { medians: false }),
+            (summary) => ({
+              id: row.name!,
+              arms: summary.arms.map((a) => ({ arm: a.arm, choices: a.choices, acceptAll: a.byAction.accept_all ?? 0 }))
+            })
           ))
         const byDay = new Map<number, Record<Action, number>>()
-        for (let d = fromMs / DAY_MS; d < toMs / DAY_MS; d++) byDay.set(d, Object.fromEntries(ACTIONS.map((a) => [a, 0])) as Record<Action, number>)
+        for (let d = fromMs / DAY_MS; d < toMs / DAY_MS; d++)
+          byDay.set(d, Object.fromEntries(ACTIONS.map((a) => [a, 0])) as Record<Action, number>)
         const rules = new Map<string, { decisions: number; acceptAll: number }>()
         const gpc = { decisions: 0, withGpc: 0 }
         for (const row of totals) {
@@ -84,14 +95,18 @@ export const InsightRoutesLive = Layer.unwrapEffect(
             gpc.decisions += row.decisions
             gpc.withGpc += row.withGpc ?? 0
             const counts = byDay.get(row.day!)
-            if (counts === undefined) continue
-            const action = (ACTIONS as ReadonlyArray<string>).includes(row.action ?? "") ? row.action as Action : "unknown"
+            if (counts === undefined)
+              continue
+            const action = (ACTIONS as ReadonlyArray<string>).includes(row.action ?? "")
+              ? row.action as Action
+              : "unknown"
             counts[action] += row.decisions
           } else if (row.kind === "rule") {
             const name = row.name ?? "(no rule recorded)"
             const rule = rules.get(name) ?? { decisions: 0, acceptAll: 0 }
             rule.decisions += row.decisions
-            if (row.action === "accept_all") rule.acceptAll += row.decisions
+            if (row.action === "accept_all")
+              rule.acceptAll += row.decisions
             rules.set(name, rule)
           }
         }
@@ -117,14 +132,17 @@ export const InsightRoutesLive = Layer.unwrapEffect(
     const page = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const now = yield* Clock.currentTimeMillis
-      if (!authorized(request, now)) return HttpServerResponse.text(renderLogin(null), { status: 401, contentType: HTML, headers: PAGE_HEADERS })
+      if (!authorized(request, now))
+        return HttpServerResponse.text(renderLogin(null), { status: 401, contentType: HTML, headers: PAGE_HEADERS })
       const params = new URL(request.url, "http://svc.invalid").searchParams
       const today = Math.floor(now / DAY_MS) * DAY_MS
       const from = params.has("from") ? parseDay(params.get("from")!) : today - 29 * DAY_MS
       const to = params.has("to") ? parseDay(params.get("to")!) : today
-      if (from === undefined || to === undefined) return errorResponse("INVALID_REQUEST", "from and to must be dates (YYYY-MM-DD)")
+      if (from === undefined || to === undefined)
+        return errorResponse("INVALID_REQUEST", "from and to must be dates (YYYY-MM-DD)")
       if (from > to) return errorResponse("INVALID_REQUEST", "from must not be after to")
-      if ((to - from) / DAY_MS + 1 > MAX_DAYS) return errorResponse("INVALID_REQUEST", `The period must not exceed two years (${MAX_DAYS} days)`)
+      if ((to - from) / DAY_MS + 1 > MAX_DAYS)
+        return errorResponse("INVALID_REQUEST", `The period must not exceed two years (${MAX_DAYS} days)`)
       const domain = params.get("domain")?.trim() || null
       if (domain !== null && domain.length > 255) return errorResponse("INVALID_REQUEST", "domain is too long")
       const data = yield* load(from, to + DAY_MS, domain)
@@ -146,7 +164,8 @@ export const InsightRoutesLive = Layer.unwrapEffect(
       } catch {
         sameOrigin = false
       }
-      if (!sameOrigin) return errorResponse("INVALID_REQUEST", "Sign in from the insight page itself (the Origin must be this host)")
+      if (!sameOrigin)
+        return errorResponse("INVALID_REQUEST", "Sign in from the insight page itself (the Origin must be this host)")
       // Guessing keys is bounded by the administrative limit, counted per client IP (with `rateLimit`).
       const wait = yield* limits.consumeByIp("admin", request)
       if (wait !== undefined) {
@@ -155,16 +174,24 @@ export const InsightRoutesLive = Layer.unwrapEffect(
       const text = yield* Effect.orElseSucceed(request.text, () => "")
       const key = text.length > 4096 ? "" : new URLSearchParams(text).get("key") ?? ""
       if (!keys.verify(key)) {
-        return HttpServerResponse.text(renderLogin("That key is not an API key of this instance."), { status: 401, contentType: HTML, headers: PAGE_HEADERS })
+        return HttpServerResponse.text(renderLogin("That key is not an API key of this instance."), {
+          status: 401,
+          contentType: HTML,
+          headers: PAGE_HEADERS
+        })
       }
       const session = sessions.issue(yield* Clock.currentTimeMillis)
-      const secure = request.headers["x-forwarded-proto"]?.split(",")[0]?.trim() === "https" || request.originalUrl.startsWith("https:")
+      const secure = request.headers["x-forwarded-proto"]?.split(",")[0]?.trim() === "https" ||
+        request.originalUrl.startsWith("https:")
       return HttpServerResponse.empty({
         status: 303,
         headers: {
           location: cookiePath,
           "cache-control": "no-store",
-          "set-cookie": `${COOKIE}=${session.value}; Path=${cookiePath}; Max-Age=${session.maxAge}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`
+          "set-cookie":
+            `${COOKIE}=${session.value}; Path=${cookiePath}; Max-Age=${session.maxAge}; HttpOnly; SameSite=Strict${
+              secure ? "; Secure" : ""
+            }`
         }
       })
     })

@@ -36,7 +36,9 @@ export interface InsightData {
     readonly id: string
     readonly arms: ReadonlyArray<{ readonly arm: string; readonly choices: number; readonly acceptAll: number }>
   }>
-  readonly releases: ReadonlyArray<{ readonly type: string; readonly version: string; readonly effectiveDate: string; readonly publishedAt: string }>
+  readonly releases: ReadonlyArray<
+    { readonly type: string; readonly version: string; readonly effectiveDate: string; readonly publishedAt: string }
+  >
 }
 
 /** Wilson score interval (95%) of `part` successes in `whole` trials, as fractions. */
@@ -56,12 +58,20 @@ const experimentsSection = (experiments: InsightData["experiments"]) =>
   `<section aria-labelledby="exp-h"><h2 id="exp-h">Banner experiments</h2>${
     experiments.length === 0
       ? `<p class="note">No experiment decisions in this period.</p>`
-      : experiments.map((e) => `<h3>${escape(e.id)}</h3><div class="scroll"><table data-experiment="${escape(e.id)}"><thead><tr><th scope="col">Arm</th><th scope="col">Decisions</th><th scope="col">Accept all</th><th scope="col">Accept rate</th><th scope="col">95% interval</th></tr></thead><tbody>${
-        e.arms.map((a) => {
-          const [low, high] = wilson(a.acceptAll, a.choices)
-          return `<tr data-arm="${escape(a.arm)}"><th scope="row">${escape(a.arm)}</th><td>${a.choices}</td><td>${a.acceptAll}</td><td>${percent(a.acceptAll, a.choices)}</td><td>${a.choices === 0 ? "–" : `${pct(low)} – ${pct(high)}`}</td></tr>`
-        }).join("")
-      }</tbody></table></div>`).join("")
+      : experiments.map((e) =>
+        `<h3>${escape(e.id)}</h3><div class="scroll"><table data-experiment="${
+          escape(e.id)
+        }"><thead><tr><th scope="col">Arm</th><th scope="col">Decisions</th><th scope="col">Accept all</th><th scope="col">Accept rate</th><th scope="col">95% interval</th></tr></thead><tbody>${
+          e.arms.map((a) => {
+            const [low, high] = wilson(a.acceptAll, a.choices)
+            return `<tr data-arm="${escape(a.arm)}"><th scope="row">${
+              escape(a.arm)
+            }</th><td>${a.choices}</td><td>${a.acceptAll}</td><td>${percent(a.acceptAll, a.choices)}</td><td>${
+              a.choices === 0 ? "–" : `${pct(low)} – ${pct(high)}`
+            }</td></tr>`
+          }).join("")
+        }</tbody></table></div>`
+      ).join("")
   }<p class="note">Intervals are Wilson score intervals of the accept-all rate; arms whose intervals overlap are not shown to differ.</p></section>`
 
 const releasesSection = (releases: InsightData["releases"]) =>
@@ -69,7 +79,11 @@ const releasesSection = (releases: InsightData["releases"]) =>
     releases.length === 0
       ? `<p class="note">No legal document has been published.</p>`
       : `<div class="scroll"><table id="releases"><thead><tr><th scope="col">Document</th><th scope="col">Version</th><th scope="col">Effective</th><th scope="col">Published</th></tr></thead><tbody>${
-        releases.map((r) => `<tr><th scope="row">${escape(r.type)}</th><td>${escape(r.version)}</td><td>${escape(r.effectiveDate)}</td><td>${escape(r.publishedAt)}</td></tr>`).join("")
+        releases.map((r) =>
+          `<tr><th scope="row">${escape(r.type)}</th><td>${escape(r.version)}</td><td>${
+            escape(r.effectiveDate)
+          }</td><td>${escape(r.publishedAt)}</td></tr>`
+        ).join("")
       }</tbody></table></div>`
   }</section>`
 
@@ -123,24 +137,41 @@ const chart = (days: InsightData["days"]) => {
       if (n === 0) continue
       const h = (n / max) * plotH
       y -= h
-      bars.push(`<rect x="${(left + i * step + (step - barW) / 2).toFixed(2)}" y="${y.toFixed(2)}" width="${barW.toFixed(2)}" height="${h.toFixed(2)}" fill="${COLORS[action]}"><title>${d.date} ${LABELS[action]}: ${n}</title></rect>`)
+      bars.push(
+        `<rect x="${(left + i * step + (step - barW) / 2).toFixed(2)}" y="${y.toFixed(2)}" width="${
+          barW.toFixed(2)
+        }" height="${h.toFixed(2)}" fill="${COLORS[action]}"><title>${d.date} ${LABELS[action]}: ${n}</title></rect>`
+      )
     }
   })
   const ticks = [0, 0.5, 1].map((f) => {
     const y = 10 + plotH - f * plotH
-    return `<line x1="${left}" x2="${width - 8}" y1="${y}" y2="${y}" stroke="#d5d9e0"/><text x="${left - 6}" y="${y + 4}" text-anchor="end" font-size="12" fill="#333">${Math.round(f * max)}</text>`
+    return `<line x1="${left}" x2="${width - 8}" y1="${y}" y2="${y}" stroke="#d5d9e0"/><text x="${left - 6}" y="${
+      y + 4
+    }" text-anchor="end" font-size="12" fill="#333">${Math.round(f * max)}</text>`
   })
   const every = Math.max(1, Math.ceil(days.length / 8))
   const labels = days.map((d, i) =>
-    i % every === 0 ? `<text x="${(left + i * step + step / 2).toFixed(2)}" y="${height - 8}" text-anchor="middle" font-size="12" fill="#333">${d.date.slice(5)}</text>` : ""
+    i % every === 0
+      ? `<text x="${(left + i * step + step / 2).toFixed(2)}" y="${
+        height - 8
+      }" text-anchor="middle" font-size="12" fill="#333">${d.date.slice(5)}</text>`
+      : ""
   )
-  return `<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="chart-title"><title id="chart-title">Decisions per day, stacked by choice</title>${ticks.join("")}${bars.join("")}${labels.join("")}</svg>`
+  return `<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="chart-title"><title id="chart-title">Decisions per day, stacked by choice</title>${
+    ticks.join("")
+  }${bars.join("")}${labels.join("")}</svg>`
 }
 
 export const renderInsight = (data: InsightData): string => {
-  const totals = Object.fromEntries(ACTIONS.map((a) => [a, data.days.reduce((s, d) => s + d.counts[a], 0)])) as Record<Action, number>
+  const totals = Object.fromEntries(ACTIONS.map((a) => [a, data.days.reduce((s, d) => s + d.counts[a], 0)])) as Record<
+    Action,
+    number
+  >
   const all = total(totals)
-  const scope = `${data.from} to ${data.to}${data.domain === null ? ", all domains" : `, ${data.domain}`}${data.tenant === null ? "" : `, tenant ${data.tenant}`}`
+  const scope = `${data.from} to ${data.to}${data.domain === null ? ", all domains" : `, ${data.domain}`}${
+    data.tenant === null ? "" : `, tenant ${data.tenant}`
+  }`
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>svc insight: ${escape(scope)}</title><style>${STYLE}</style></head>
@@ -150,21 +181,43 @@ export const renderInsight = (data: InsightData): string => {
 <form class="filters" method="get" action="">
 <label for="from">From<input id="from" name="from" type="date" value="${escape(data.from)}" required></label>
 <label for="to">To (inclusive)<input id="to" name="to" type="date" value="${escape(data.to)}" required></label>
-<label for="domain">Domain<input id="domain" name="domain" type="text" value="${escape(data.domain ?? "")}" placeholder="all domains"></label>
+<label for="domain">Domain<input id="domain" name="domain" type="text" value="${
+    escape(data.domain ?? "")
+  }" placeholder="all domains"></label>
 <button type="submit">Show</button>
 </form></section>
 <section aria-labelledby="daily-h"><h2 id="daily-h">Decisions per day</h2>
-<p class="kpi" id="total-decisions">${all}</p><p class="note">decisions in the period: ${ACTIONS.map((a) => `${LABELS[a]} ${totals[a]} (${percent(totals[a], all)})`).join(", ")}</p>
+<p class="kpi" id="total-decisions">${all}</p><p class="note">decisions in the period: ${
+    ACTIONS.map((a) => `${LABELS[a]} ${totals[a]} (${percent(totals[a], all)})`).join(", ")
+  }</p>
 <div aria-hidden="true">${chart(data.days)}</div>
-<ul class="legend">${ACTIONS.map((a) => `<li><span style="background:${COLORS[a]}"></span>${LABELS[a]}</li>`).join("")}</ul>
+<ul class="legend">${
+    ACTIONS.map((a) => `<li><span style="background:${COLORS[a]}"></span>${LABELS[a]}</li>`).join("")
+  }</ul>
 <details><summary>Table of decisions per day</summary><div class="scroll"><table id="daily">
 <caption class="note">Decisions per UTC day</caption>
-<thead><tr><th scope="col">Day</th>${ACTIONS.map((a) => `<th scope="col" data-action="${a}">${LABELS[a]}</th>`).join("")}<th scope="col">Total</th></tr></thead>
-<tbody>${data.days.map((d) => `<tr data-date="${d.date}"><th scope="row">${d.date}</th>${ACTIONS.map((a) => `<td data-action="${a}">${d.counts[a]}</td>`).join("")}<td>${total(d.counts)}</td></tr>`).join("")}</tbody>
+<thead><tr><th scope="col">Day</th>${
+    ACTIONS.map((a) => `<th scope="col" data-action="${a}">${LABELS[a]}</th>`).join("")
+  }<th scope="col">Total</th></tr></thead>
+<tbody>${
+    data.days.map((d) =>
+      `<tr data-date="${d.date}"><th scope="row">${d.date}</th>${
+        ACTIONS.map((a) => `<td data-action="${a}">${d.counts[a]}</td>`).join("")
+      }<td>${total(d.counts)}</td></tr>`
+    ).join("")
+  }</tbody>
 </table></div></details></section>
 <section aria-labelledby="rules-h"><h2 id="rules-h">Accept rate per policy rule</h2>
 <div class="scroll"><table id="rules"><thead><tr><th scope="col">Policy rule</th><th scope="col">Decisions</th><th scope="col">Accept all</th><th scope="col">Accept rate</th></tr></thead>
-<tbody>${data.rules.length === 0 ? `<tr><td colspan="4">No decisions in this period.</td></tr>` : data.rules.map((r) => `<tr data-policy="${escape(r.policy)}"><th scope="row">${escape(r.policy)}</th><td>${r.decisions}</td><td>${r.acceptAll}</td><td>${percent(r.acceptAll, r.decisions)}</td></tr>`).join("")}</tbody></table></div>
+<tbody>${
+    data.rules.length === 0
+      ? `<tr><td colspan="4">No decisions in this period.</td></tr>`
+      : data.rules.map((r) =>
+        `<tr data-policy="${escape(r.policy)}"><th scope="row">${
+          escape(r.policy)
+        }</th><td>${r.decisions}</td><td>${r.acceptAll}</td><td>${percent(r.acceptAll, r.decisions)}</td></tr>`
+      ).join("")
+  }</tbody></table></div>
 <p class="note">Per country: svc does not store the visitor's country with a consent record (only the rule it was matched to), so the accept rate is shown per rule, which is how countries are grouped in the manifest.</p>
 </section>
 <section aria-labelledby="gpc-h"><h2 id="gpc-h">Global Privacy Control</h2>
@@ -176,7 +229,8 @@ ${releasesSection(data.releases)}
 </main></body></html>`
 }
 
-export const renderLogin = (message: string | null): string => `<!doctype html>
+export const renderLogin = (message: string | null): string =>
+  `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>svc insight: sign in</title><style>${STYLE}</style></head>
 <body><header><h1>Consent insight</h1><p>Sign in with an API key of this svc instance</p></header>

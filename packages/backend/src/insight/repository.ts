@@ -11,9 +11,13 @@ export const InsightScope = Schema.Struct({
 export type InsightScope = typeof InsightScope.Type
 
 // Counts arrive as numbers (SQLite), strings (Postgres, MySQL sums) or bigints.
-const SqlNumber = Schema.Union(Schema.Number, Schema.NumberFromString, Schema.BigIntFromSelf.pipe(
-  Schema.transform(Schema.Number, { strict: true, decode: (n) => Number(n), encode: (n) => BigInt(n) })
-))
+const SqlNumber = Schema.Union(
+  Schema.Number,
+  Schema.NumberFromString,
+  Schema.BigIntFromSelf.pipe(
+    Schema.transform(Schema.Number, { strict: true, decode: (n) => Number(n), encode: (n) => BigInt(n) })
+  )
+)
 
 /**
  * One row of the insight aggregate: decisions per UTC day and action (with how many carried a GPC
@@ -29,7 +33,12 @@ const TotalRow = Schema.Struct({
 })
 export type TotalRow = typeof TotalRow.Type
 
-const ReleaseRow = Schema.Struct({ type: Schema.String, version: Schema.String, effectiveDate: SqlNumber, publishedAt: SqlNumber })
+const ReleaseRow = Schema.Struct({
+  type: Schema.String,
+  version: Schema.String,
+  effectiveDate: SqlNumber,
+  publishedAt: SqlNumber
+})
 export type ReleaseRow = typeof ReleaseRow.Type
 
 const DAY_MS = 86_400_000
@@ -48,7 +57,9 @@ export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/Ins
 
     // Whole UTC days since the epoch: integer division differs per dialect. The expression is the
     // index's own (written the same), so SQLite and Postgres bound and group by it from the index.
-    const day = sql.literal(sql.onDialectOrElse({ mysql: () => `given_at DIV ${DAY_MS}`, orElse: () => `(given_at / ${DAY_MS})` }))
+    const day = sql.literal(
+      sql.onDialectOrElse({ mysql: () => `given_at DIV ${DAY_MS}`, orElse: () => `(given_at / ${DAY_MS})` })
+    )
 
     // `from`/`to` are whole days: the day bounds use the index, the time bounds keep it exact.
     const where = (scope: InsightScope) =>
@@ -72,7 +83,9 @@ export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/Ins
             FROM svc_consents WHERE ${where(scope)}
             GROUP BY ${day}, action, policy_id, experiment_id
           )
-          SELECT 'day' AS kind, day, action, NULL AS name, SUM(decisions) AS decisions, SUM(with_gpc) AS ${sql("withGpc")}
+          SELECT 'day' AS kind, day, action, NULL AS name, SUM(decisions) AS decisions, SUM(with_gpc) AS ${
+          sql("withGpc")
+        }
             FROM cells GROUP BY day, action
           UNION ALL
           SELECT 'rule', NULL, action, policy_id, SUM(decisions), NULL FROM cells GROUP BY policy_id, action

@@ -38,7 +38,9 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
     ? Layer.tap(sqlClientLayer(config.database), (context) =>
       migrateDatabase(config.database).pipe(
         Effect.tap((applied) =>
-          applied.length === 0 ? Effect.void : Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}-${name}`).join(", ")}`)
+          applied.length === 0
+            ? Effect.void
+            : Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}-${name}`).join(", ")}`)
         ),
         Effect.provide(context)
       ))
@@ -52,14 +54,25 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
   // Every svc route is registered under the mount prefix; the router strips it before handlers run.
   const MountedRouter = Layer.effect(
     HttpLayerRouter.HttpRouter,
-    Effect.map(HttpLayerRouter.HttpRouter, (router) => config.basePath === "" ? router : router.prefixed(config.basePath))
+    Effect.map(
+      HttpLayerRouter.HttpRouter,
+      (router) => config.basePath === "" ? router : router.prefixed(config.basePath)
+    )
   )
   const onInitFastPath = options.onInitFastPath
   const FastPath = onInitFastPath === undefined
     ? Layer.empty
     : Layer.effectDiscard(Effect.map(makeInitFastPath, onInitFastPath))
   // The event deliverer runs for the layer's lifetime, so a host composing this layer delivers too.
-  const EdgeRoutes = Layer.mergeAll(ApiRoutes, OpenApiRoutesLive, ScriptRoutesLive, PreflightRouteLive, FastPath, EventDeliveryLive, TelemetryLive).pipe(
+  const EdgeRoutes = Layer.mergeAll(
+    ApiRoutes,
+    OpenApiRoutesLive,
+    ScriptRoutesLive,
+    PreflightRouteLive,
+    FastPath,
+    EventDeliveryLive,
+    TelemetryLive
+  ).pipe(
     Layer.provide(RequestMetricsLive),
     Layer.provide(EdgeLive)
   )

@@ -104,7 +104,10 @@ export const svcInstance = (options: SvcOptions, layerOptions: SvcLayerOptions =
       const limited = await limitBody(request)
       if (limited instanceof Response) return limited
       const peer = context?.remoteAddress
-      return web.handler(limited, peer === undefined ? undefined : Context.make(PeerAddress, peer) as Context.Context<never>)
+      return web.handler(
+        limited,
+        peer === undefined ? undefined : Context.make(PeerAddress, peer) as Context.Context<never>
+      )
     },
     dispose: async () => {
       const current = web

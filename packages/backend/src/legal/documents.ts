@@ -1,4 +1,11 @@
-import { Conflict, type DatabaseError, InvalidRequest, NotFound, PolicySnapshotExpired, PolicySnapshotInvalid } from "@svc/api"
+import {
+  Conflict,
+  type DatabaseError,
+  InvalidRequest,
+  NotFound,
+  PolicySnapshotExpired,
+  PolicySnapshotInvalid
+} from "@svc/api"
 import type { LegalDocumentRelease, LegalReleaseId } from "@svc/schema"
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
@@ -58,7 +65,9 @@ export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backe
       Effect.gen(function*() {
         const effectiveDate = input.effectiveDate.getTime()
         if (!Number.isFinite(effectiveDate)) {
-          return yield* Effect.fail(new InvalidRequest({ message: "Invalid request: effectiveDate is outside the representable range" }))
+          return yield* Effect.fail(
+            new InvalidRequest({ message: "Invalid request: effectiveDate is outside the representable range" })
+          )
         }
         const key = { tenantId, type, hash: input.hash }
         // A few rounds at most: each lost round means another publish of this type landed first.
@@ -125,7 +134,9 @@ export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backe
             return yield* Effect.fail(new PolicySnapshotInvalid({ message: "Document snapshot token does not verify" }))
           }
           if (snapshot.type !== type) {
-            return yield* Effect.fail(new PolicySnapshotInvalid({ message: `Document snapshot is for ${snapshot.type}, not ${type}` }))
+            return yield* Effect.fail(
+              new PolicySnapshotInvalid({ message: `Document snapshot is for ${snapshot.type}, not ${type}` })
+            )
           }
           if (hash !== undefined && hash !== snapshot.hash) {
             return yield* Effect.fail(invalid("policyHash differs from the document snapshot's hash"))
@@ -144,7 +155,9 @@ export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backe
             ? "this policyHash"
             : "any version"
           return yield* Effect.fail(
-            invalid(`No ${type} document is published with ${named}; publish it with PUT /legal-documents/${type}/current`)
+            invalid(
+              `No ${type} document is published with ${named}; publish it with PUT /legal-documents/${type}/current`
+            )
           )
         }
         if (reference.policyId !== undefined && hash !== undefined && found.value.hash !== hash) {

@@ -83,7 +83,8 @@ export class LegalDocumentsRepo extends Effect.Service<LegalDocumentsRepo>()("@s
       const columns = sql`(id, tenant_id, type, version, hash, effective_date, created_at, revision)`
       const next = sql`SELECT COALESCE(MAX(revision), 0) + 1 FROM svc_legal_documents
         WHERE tenant_id = ${row.tenantId} AND type = ${row.type}`
-      const values = sql`${row.id}, ${row.tenantId}, ${row.type}, ${row.version}, ${row.hash}, ${row.effectiveDate}, ${row.createdAt}`
+      const values =
+        sql`${row.id}, ${row.tenantId}, ${row.type}, ${row.version}, ${row.hash}, ${row.effectiveDate}, ${row.createdAt}`
       return sql.onDialectOrElse({
         // MySQL cannot read the target table in a VALUES subquery, and INSERT ... SELECT from it takes
         // locks that deadlock racing publishes: read the next revision first; a racing twin that took
@@ -92,9 +93,12 @@ export class LegalDocumentsRepo extends Effect.Service<LegalDocumentsRepo>()("@s
           Effect.flatMap(
             sql<{ next: number | string }>`SELECT COALESCE(MAX(revision), 0) + 1 AS next FROM svc_legal_documents
               WHERE tenant_id = ${row.tenantId} AND type = ${row.type}`,
-            (rows) => sql`INSERT IGNORE INTO svc_legal_documents ${columns} VALUES (${values}, ${Number(rows[0]?.next ?? 1)})`.raw
+            (rows) =>
+              sql`INSERT IGNORE INTO svc_legal_documents ${columns} VALUES (${values}, ${Number(rows[0]?.next ?? 1)})`
+                .raw
           ),
-        orElse: () => sql`INSERT INTO svc_legal_documents ${columns} VALUES (${values}, (${next})) ON CONFLICT DO NOTHING`.raw
+        orElse: () =>
+          sql`INSERT INTO svc_legal_documents ${columns} VALUES (${values}, (${next})) ON CONFLICT DO NOTHING`.raw
       }).pipe(Effect.map((raw) => changedRows(raw) === 1))
     }
 

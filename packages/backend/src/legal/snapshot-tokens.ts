@@ -39,7 +39,11 @@ export const signLegalDocumentSnapshot = (
   now: Date = new Date()
 ): Promise<string> => {
   const iat = Math.floor(now.getTime() / 1000)
-  return new SignJWT({ doc: document.type, hash: document.hash, ...(document.version === undefined ? {} : { ver: document.version }) })
+  return new SignJWT({
+    doc: document.type,
+    hash: document.hash,
+    ...(document.version === undefined ? {} : { ver: document.version })
+  })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setIssuer(issuerOf(settings))
     .setAudience(audienceOf(settings))
@@ -69,7 +73,8 @@ export const verifyLegalDocumentSnapshot = async (
     })
     if (typeof payload.iat === "number" && at.getTime() < (payload.iat - 600) * 1000) return "expired"
     const { doc, hash, ver } = payload as { doc?: unknown; hash?: unknown; ver?: unknown }
-    if (typeof doc !== "string" || typeof hash !== "string" || !(ver === undefined || typeof ver === "string")) return undefined
+    if (typeof doc !== "string" || typeof hash !== "string" || !(ver === undefined || typeof ver === "string"))
+      return undefined
     return { type: doc, hash, version: ver }
   } catch (error) {
     return (error as { code?: unknown }).code === "ERR_JWT_EXPIRED" ? "expired" : undefined

@@ -63,10 +63,13 @@ export class RateLimits extends Effect.Service<RateLimits>()("@svc/backend/RateL
       runFork(Effect.logWarning(message).pipe(Effect.annotateLogs(annotations)))
     }
 
-    const limiters = yield* makeLimiters(settings, (error) =>
-      warnOncePerMinute("store", "rate limiter store unavailable; requests are let through unlimited", {
-        error: error.message
-      }))
+    const limiters = yield* makeLimiters(
+      settings,
+      (error) =>
+        warnOncePerMinute("store", "rate limiter store unavailable; requests are let through unlimited", {
+          error: error.message
+        })
+    )
 
     const consume = (group: RateLimitGroup, key: string): Effect.Effect<RateCheck> => {
       const limiter = limiters[group]
@@ -90,10 +93,17 @@ export class RateLimits extends Effect.Service<RateLimits>()("@svc/backend/RateL
     }
 
     /** Counts a request of `group` against its client IP (read only from trusted headers, else the socket). */
-    const consumeByIp = (group: RateLimitGroup, request: HttpServerRequest.HttpServerRequest): Effect.Effect<RateCheck> => {
+    const consumeByIp = (
+      group: RateLimitGroup,
+      request: HttpServerRequest.HttpServerRequest
+    ): Effect.Effect<RateCheck> => {
       if (limiters[group] === undefined) return Effect.succeed(undefined)
       const remote = request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined
-      const ip = clientIp({ tracking: true, masking: false, headers: settings?.trustedIpHeaders ?? [] }, request.headers, remote)
+      const ip = clientIp(
+        { tracking: true, masking: false, headers: settings?.trustedIpHeaders ?? [] },
+        request.headers,
+        remote
+      )
       if (ip === null) {
         // One shared bucket would let a single client lock everyone out: the request is not limited.
         warnOncePerMinute("ip", "rate limit skipped: the client IP is unknown (configure ipAddress.ipAddressHeaders)", {

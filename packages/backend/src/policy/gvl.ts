@@ -83,7 +83,9 @@ export class VendorList extends Effect.Service<VendorList>()("@svc/backend/Vendo
         Effect.flatMap((raw) =>
           decodeGvl(raw).pipe(
             Effect.mapError((error) =>
-              new GvlLoadError({ message: `not a vendor list: ${ParseResult.TreeFormatter.formatErrorSync(error).slice(0, 300)}` })
+              new GvlLoadError({
+                message: `not a vendor list: ${ParseResult.TreeFormatter.formatErrorSync(error).slice(0, 300)}`
+              })
             )
           )
         ),
@@ -94,7 +96,9 @@ export class VendorList extends Effect.Service<VendorList>()("@svc/backend/Vendo
           )
         }),
         Effect.catchAll((error) =>
-          Effect.logWarning(current === undefined ? "vendor list unavailable" : "vendor list refresh failed; keeping the last good copy")
+          Effect.logWarning(
+            current === undefined ? "vendor list unavailable" : "vendor list refresh failed; keeping the last good copy"
+          )
             .pipe(Effect.annotateLogs({ source: source.value.describe, error: error.message }))
         )
       )
@@ -102,7 +106,9 @@ export class VendorList extends Effect.Service<VendorList>()("@svc/backend/Vendo
       const interval = settings.refreshIntervalSeconds
       yield* Effect.forkScoped(
         Effect.forever(
-          Effect.suspend(() => Effect.sleep(Duration.seconds(current === undefined ? Math.min(interval, 30) : interval))).pipe(
+          Effect.suspend(() =>
+            Effect.sleep(Duration.seconds(current === undefined ? Math.min(interval, 30) : interval))
+          ).pipe(
             Effect.zipRight(load)
           )
         )

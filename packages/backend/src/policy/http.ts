@@ -54,28 +54,36 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
             if (answer.resolution.status === "matched") {
               event.value["policy.id"] = answer.resolution.pack.id
               event.value["policy.matchedBy"] = answer.resolution.matchedBy
-            }
-            else if (answer.resolution.reason !== null) event.value["policy.reason"] = answer.resolution.reason
-            if (answer.clientVersion !== undefined) event.value["client.version"] = answer.clientVersion.slice(0, 64)
+            } else if (answer.resolution.reason !== null)
+              event.value["policy.reason"] = answer.resolution.reason
+            if (answer.clientVersion !== undefined)
+              event.value["client.version"] = answer.clientVersion.slice(0, 64)
           }
           return HttpServerResponse.text(answer.body, { contentType: JSON_TYPE, headers: INIT_HEADERS })
         }))
       .handleRaw("reportSession", ({ headers, request }) =>
         Effect.gen(function*() {
           if (headers.origin !== undefined) {
-            return yield* new InvalidRequest({ message: "POST /sessions is server-to-server only: requests with an Origin header are refused" })
+            return yield* new InvalidRequest({
+              message: "POST /sessions is server-to-server only: requests with an Origin header are refused"
+            })
           }
           if (headers["x-svc-version"].trim() === "") {
             return yield* new InvalidRequest({ message: "POST /sessions needs an X-SVC-Version header" })
           }
           // Content type, presence and depth of the body are checked at the edge (http/request-body.ts).
-          const text = yield* Effect.mapError(request.text, () => new InvalidRequest({ message: "Could not read the request body" }))
+          const text = yield* Effect.mapError(request.text, () =>
+            new InvalidRequest({ message: "Could not read the request body" }))
           const body = yield* Effect.try({
-            try: () => JSON.parse(text) as unknown,
-            catch: () => new InvalidRequest({ message: "Malformed request body: expected valid JSON" })
+            try: () =>
+              JSON.parse(text) as unknown,
+            catch: () =>
+              new InvalidRequest({ message: "Malformed request body: expected valid JSON" })
           })
           const report = yield* decodeReport(body).pipe(
-            Effect.mapError((error) => new InvalidRequest({ message: describeIssues(ParseResult.ArrayFormatter.formatErrorSync(error)) }))
+            Effect.mapError((error) =>
+              new InvalidRequest({ message: describeIssues(ParseResult.ArrayFormatter.formatErrorSync(error)) })
+            )
           )
           yield* sessions.receive(report, request.headers)
           return HttpServerResponse.empty({ status: 204 })

@@ -66,7 +66,10 @@ export const makeInitFastPath = Effect.gen(function*() {
       pageView: !isSpeculative(flat)
     })).then((answer) => {
       if (metered) {
-        recordInitResolution(answer.resolution.status, answer.resolution.status === "matched" ? answer.resolution.matchedBy : null)
+        recordInitResolution(
+          answer.resolution.status,
+          answer.resolution.status === "matched" ? answer.resolution.matchedBy : null
+        )
         recordRequest("/init", "GET", 200, (performance.now() - started) / 1000)
       }
       return {

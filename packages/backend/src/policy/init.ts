@@ -27,7 +27,9 @@ export interface InitRequest {
 
 /** `Sec-Purpose: prefetch` (and `prefetch;prerender`), or the older `Purpose` / `X-Moz` spellings. */
 export const isSpeculative = (headers: Headers): boolean =>
-  [headers["sec-purpose"], headers["purpose"], headers["x-moz"]].some((value) => value !== undefined && /prefetch|prerender/i.test(value))
+  [headers["sec-purpose"], headers["purpose"], headers["x-moz"]].some((value) =>
+    value !== undefined && /prefetch|prerender/i.test(value)
+  )
 
 /** What the handler needs back: the encoded body, plus facts for the request's log event. */
 export interface InitAnswer {
@@ -83,7 +85,11 @@ export const readJourney = (query: typeof InitQuery.Type): Journey | null => {
   const scope = journeyPart(query.journeyScope) ?? journeyPart(query.svcJourneyScope)
   const stored = journeyPart(query.stored) ?? journeyPart(query.svcStored)
   if (id === undefined && scope === undefined && stored === undefined) return null
-  return { ...(id === undefined ? {} : { id }), ...(scope === undefined ? {} : { scope }), ...(stored === undefined ? {} : { stored }) }
+  return {
+    ...(id === undefined ? {} : { id }),
+    ...(scope === undefined ? {} : { scope }),
+    ...(stored === undefined ? {} : { stored })
+  }
 }
 
 /** A region override may carry its country (`US-CA`); returns that country. */
@@ -99,11 +105,22 @@ const regionCountry = (value: string | undefined): string | null => {
  */
 export const initLocation = (query: typeof InitQuery.Type, headers: Headers) => {
   const regionValue = [query.region, headers["x-svc-region"]].find(present)
-  const overrideRegion = firstValid(normalizeRegion as (v: string) => string | null, query.region, headers["x-svc-region"])
+  const overrideRegion = firstValid(
+    normalizeRegion as (v: string) => string | null,
+    query.region,
+    headers["x-svc-region"]
+  )
   const regionPrefix = regionCountry(regionValue)
-  const overrideCountry = firstValid(normalizeCountry as (v: string) => string | null, query.country, headers["x-svc-country"])
+  const overrideCountry = firstValid(
+    normalizeCountry as (v: string) => string | null,
+    query.country,
+    headers["x-svc-country"]
+  )
   if (overrideCountry !== null) {
-    return { country: overrideCountry, region: regionPrefix === null || regionPrefix === overrideCountry ? overrideRegion : null }
+    return {
+      country: overrideCountry,
+      region: regionPrefix === null || regionPrefix === overrideCountry ? overrideRegion : null
+    }
   }
   if (regionPrefix !== null && overrideRegion !== null) return { country: regionPrefix, region: overrideRegion }
   const edge = requestLocation(headers)
@@ -142,7 +159,14 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
             fingerprint: resolution.pack.fingerprint,
             model: resolution.pack.model
           }
-          : { status: resolution.status, reason: resolution.reason, matchedBy: null, policyId: null, fingerprint: null, model: null }
+          : {
+            status: resolution.status,
+            reason: resolution.reason,
+            matchedBy: null,
+            policyId: null,
+            fingerprint: null,
+            model: null
+          }
         const json = JSON.stringify({
           schemaVersion: 1,
           revision: manifest.revision,
@@ -188,7 +212,8 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
         region: location.region,
         gpc
       }, now).pipe(Effect.tap((token) => {
-        if (Option.isSome(token) && tokens.size < 10_000 && Math.floor(Date.now() / 1000) === second) tokens.set(key, token.value)
+        if (Option.isSome(token) && tokens.size < 10_000 && Math.floor(Date.now() / 1000) === second)
+          tokens.set(key, token.value)
       }))
     }
 
@@ -203,7 +228,9 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
         const journey = readJourney(query)
         const resolution = resolver.resolve({ contract, ...location })
 
-        let tail = `,"location":${JSON.stringify(location)},"gpc":${gpc},"experiment":${JSON.stringify(experiment)},"journey":${JSON.stringify(journey)}`
+        let tail = `,"location":${JSON.stringify(location)},"gpc":${gpc},"experiment":${
+          JSON.stringify(experiment)
+        },"journey":${JSON.stringify(journey)}`
         if (resolution.status === "matched") {
           if (resolution.pack.model === "iab" && vendorList.enabled) {
             const gvl = vendorList.encodedFor(parseVendorHeader(headers["x-svc-vendors"]))
@@ -217,14 +244,20 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
 
         // Spec Events 1: each /init report is delivered and logged (Debug: checked first, so /init
         // builds nothing when no logger shows debug lines and no callback is set).
-        const logged = request.pageView && LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Debug)
+        const logged = request.pageView &&
+          LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Debug)
         if ((sessions.enabled || logged) && request.pageView) {
           const report: SessionReport = {
             source: "init",
             revision: manifest.revision,
             resolution: resolution.status,
             policy: resolution.status === "matched"
-              ? { id: resolution.pack.id, fingerprint: resolution.pack.fingerprint, matchedBy: resolution.matchedBy, model: resolution.pack.model }
+              ? {
+                id: resolution.pack.id,
+                fingerprint: resolution.pack.fingerprint,
+                matchedBy: resolution.matchedBy,
+                model: resolution.pack.model
+              }
               : null,
             country: location.country ?? "",
             region: location.region,

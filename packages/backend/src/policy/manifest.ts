@@ -48,7 +48,9 @@ export const ruleFingerprint = (rule: PolicyRule): string => {
 }
 
 /** Every language the manifest publishes, most specific key spelling as configured. */
-const languagesOf = (options: { readonly i18n?: object | undefined; readonly customTranslations?: object | undefined }) => {
+const languagesOf = (
+  options: { readonly i18n?: object | undefined; readonly customTranslations?: object | undefined }
+) => {
   const all = new Set<string>(Object.keys(shippedTranslations))
   for (const key of Object.keys(options.i18n ?? {})) all.add(key)
   for (const key of Object.keys(options.customTranslations ?? {})) all.add(key)
@@ -62,7 +64,10 @@ const languagesOf = (options: { readonly i18n?: object | undefined; readonly cus
  */
 const tableFor = (
   language: string,
-  options: { readonly i18n?: Record<string, Translations> | undefined; readonly customTranslations?: Record<string, Translations> | undefined }
+  options: {
+    readonly i18n?: Record<string, Translations> | undefined
+    readonly customTranslations?: Record<string, Translations> | undefined
+  }
 ): Translations => {
   const steps = language === DEFAULT_LANGUAGE ? [DEFAULT_LANGUAGE] : [DEFAULT_LANGUAGE, ...languageChain(language)]
   let table: Translations = {}

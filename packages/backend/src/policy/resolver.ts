@@ -48,7 +48,8 @@ export class PolicyResolver extends Effect.Service<PolicyResolver>()("@svc/backe
     let defaultRule: Resolution | undefined
     let fallbackRule: Resolution | undefined
     for (const pack of manifest.rules) {
-      for (const region of pack.match.regions ?? []) if (!byRegion.has(region)) byRegion.set(region, matched(pack, "region"))
+      for (const region of pack.match.regions ?? [])
+        if (!byRegion.has(region)) byRegion.set(region, matched(pack, "region"))
       for (const country of pack.match.countries ?? []) {
         if (!byCountry.has(country)) byCountry.set(country, matched(pack, "country"))
       }

@@ -55,7 +55,11 @@ export class SessionReports extends Effect.Service<SessionReports>()("@svc/backe
       if (onReport === undefined) return
       if (inFlight >= MAX_IN_FLIGHT) {
         if (dropped++ % 1000 === 0) {
-          runLog(Effect.logWarning("sessions.onReport is not keeping up; reports dropped").pipe(Effect.annotateLogs({ dropped })))
+          runLog(
+            Effect.logWarning("sessions.onReport is not keeping up; reports dropped").pipe(
+              Effect.annotateLogs({ dropped })
+            )
+          )
         }
         return
       }

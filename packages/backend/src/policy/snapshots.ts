@@ -19,7 +19,16 @@ export interface SnapshotClaims {
   readonly expiresAt: number
 }
 
-type Payload = { pid?: unknown; fp?: unknown; rev?: unknown; cc?: unknown; rg?: unknown; gpc?: unknown; iat?: unknown; exp?: unknown }
+type Payload = {
+  pid?: unknown
+  fp?: unknown
+  rev?: unknown
+  cc?: unknown
+  rg?: unknown
+  gpc?: unknown
+  iat?: unknown
+  exp?: unknown
+}
 
 const invalid = (message: string) => new PolicySnapshotInvalid({ message })
 
@@ -27,7 +36,9 @@ const readClaims = (payload: Payload): SnapshotClaims | undefined => {
   const { pid, fp, rev, cc, rg, gpc, iat, exp } = payload
   if (typeof pid !== "string" || typeof fp !== "string" || typeof rev !== "string") return undefined
   if (typeof iat !== "number" || typeof exp !== "number" || exp <= iat) return undefined
-  if (!(cc === null || typeof cc === "string") || !(rg === null || typeof rg === "string") || typeof gpc !== "boolean") {
+  if (
+    !(cc === null || typeof cc === "string") || !(rg === null || typeof rg === "string") || typeof gpc !== "boolean"
+  ) {
     return undefined
   }
   return { policyId: pid, fingerprint: fp, revision: rev, country: cc, region: rg, gpc, issuedAt: iat, expiresAt: exp }
@@ -80,8 +91,12 @@ export class PolicySnapshots extends Effect.Service<PolicySnapshots>()("@svc/bac
         if (settings === undefined || key === undefined) {
           return yield* Effect.fail(invalid("Policy snapshot signing is not configured on this backend"))
         }
-        const unverified = yield* Effect.try({ try: () => decodeJwt(token), catch: () => invalid("Malformed policy snapshot token") })
-        if (typeof unverified.iat !== "number") return yield* Effect.fail(invalid("Policy snapshot token has no issue time"))
+        const unverified = yield* Effect.try({
+          try: () => decodeJwt(token),
+          catch: () => invalid("Malformed policy snapshot token")
+        })
+        if (typeof unverified.iat !== "number")
+          return yield* Effect.fail(invalid("Policy snapshot token has no issue time"))
         // Expiry is judged against givenAt and the replay window by the caller, so verify "as of" issue time.
         const { payload } = yield* Effect.tryPromise({
           try: () =>

@@ -25,7 +25,8 @@ const en: Translations = {
   },
   dialog: {
     title: "Privacy preferences",
-    description: "Choose which kinds of cookies and similar technologies this site may use. You can change this at any time.",
+    description:
+      "Choose which kinds of cookies and similar technologies this site may use. You can change this at any time.",
     save: "Save choices",
     acceptAll: "Accept all",
     rejectAll: "Reject all",
@@ -152,7 +153,10 @@ const fr: Translations = {
       title: "Strictement nécessaires",
       description: "Indispensables au fonctionnement du site, par exemple pour la sécurité et pour mémoriser ce choix."
     },
-    measurement: { title: "Mesure d'audience", description: "Statistiques sur l'utilisation du site, pour l'améliorer." },
+    measurement: {
+      title: "Mesure d'audience",
+      description: "Statistiques sur l'utilisation du site, pour l'améliorer."
+    },
     marketing: {
       title: "Marketing",
       description: "Publicité, y compris les annonces personnalisées et la mesure de leurs performances."

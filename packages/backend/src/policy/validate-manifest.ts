@@ -46,7 +46,8 @@ export const manifestProblems = (manifest: ManifestOptions): ReadonlyArray<strin
         continue
       }
       for (const [name, set] of Object.entries(sets)) {
-        if (typeof set !== "object") problems.push(`manifest.${block}.${language}.profiles.${name}: must be a translation set`)
+        if (typeof set !== "object")
+          problems.push(`manifest.${block}.${language}.profiles.${name}: must be a translation set`)
         else profiles.add(name)
       }
     }

@@ -47,7 +47,7 @@ export const csvField = (value: string | number | boolean | null): string => {
   if (value === null) return ""
   let text = String(value)
   if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll("\"", "\"\"")}"` : text
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 
 const line = (fields: ReadonlyArray<string | number | boolean | null>) => `${fields.map(csvField).join(",")}\r\n`
@@ -63,7 +63,9 @@ export const csvRows = (record: StandardConsentRecord): string => {
       record.recordId,
       record.schemaVersion,
       record.principal.subjectId,
-      record.principal.externalIds.map((l) => `${l.identityProvider}:${l.externalId}${l.verified ? "" : " (unverified)"}`).join(";"),
+      record.principal.externalIds.map((l) =>
+        `${l.identityProvider}:${l.externalId}${l.verified ? "" : " (unverified)"}`
+      ).join(";"),
       record.policyType,
       record.controller.domain,
       record.givenAt.toISOString(),

@@ -39,7 +39,6 @@ export interface PeriodQuery {
   readonly policyId?: string | undefined
 }
 
-
 /**
  * `GET /consents/export`: every record of a period as a stream of text, read in keyset pages of
  * {@link EXPORT_PAGE_SIZE} rows, so memory stays constant and the first line leaves before the
@@ -57,11 +56,21 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
     /** Checks the period: both ends given, `from` not after `to`, at most 366 days. */
     const filterOf = (query: PeriodQuery): Either.Either<PeriodFilter, InvalidRequest> =>
       Either.flatMap(parseSummaryWindow({ from: query.from, to: query.to }), ({ fromMs, toMs }) => {
-        if (fromMs === null || toMs === null) return Either.left(new InvalidRequest({ message: "from and to are required" }))
+        if (fromMs === null || toMs === null)
+          return Either.left(new InvalidRequest({ message: "from and to are required" }))
         if (toMs - fromMs >= MAX_PERIOD_DAYS * DAY_MS) {
-          return Either.left(new InvalidRequest({ message: `The period is longer than ${MAX_PERIOD_DAYS} days; export it in parts` }))
+          return Either.left(
+            new InvalidRequest({ message: `The period is longer than ${MAX_PERIOD_DAYS} days; export it in parts` })
+          )
         }
-        return Either.right({ tenantId, fromMs, toMs, type: query.type, domain: query.domain, policyId: query.policyId })
+        return Either.right({
+          tenantId,
+          fromMs,
+          toMs,
+          type: query.type,
+          domain: query.domain,
+          policyId: query.policyId
+        })
       })
 
     const recordOf = (row: PeriodRow, now: number) => {
@@ -69,26 +78,33 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
       const context = { now, rule: manifest.rule }
       const externalIds = row.external_id === null
         ? []
-        : [{ externalId: row.external_id, identityProvider: row.identity_provider ?? "external", verified: Number(row.verified) === 1 }]
+        : [{
+          externalId: row.external_id,
+          identityProvider: row.identity_provider ?? "external",
+          verified: Number(row.verified) === 1
+        }]
       const events = eventsOf([exported], context).get(exported.act.id) ?? []
       return toStandardRecord(exported, { subjectId: row.subject_id, externalIds }, events, context)
     }
 
     /** The records of the period, oldest first, as a stream. */
     const records = (filter: PeriodFilter) =>
-      Stream.unwrap(Effect.map(Clock.currentTimeMillis, (now) =>
-        Stream.paginateChunkEffect(undefined as PeriodCursor | undefined, (after) =>
-          repo.page({ ...filter, after, limit: EXPORT_PAGE_SIZE }).pipe(
-            Effect.map((rows) => {
-              const last = rows[rows.length - 1]
-              const next = rows.length < EXPORT_PAGE_SIZE || last === undefined
-                ? Option.none<PeriodCursor | undefined>()
-                : Option.some({ givenAt: Number(last.given_at), id: last.id })
-              return [Chunk.fromIterable(rows.map((row) => recordOf(row, now))), next] as const
-            }),
-            Effect.zipLeft(eventLoopTurn)
-          ))
-      ))
+      Stream.unwrap(
+        Effect.map(Clock.currentTimeMillis, (now) =>
+          Stream.paginateChunkEffect(undefined as PeriodCursor | undefined, (after) =>
+            repo.page({ ...filter, after, limit: EXPORT_PAGE_SIZE }).pipe(
+              Effect.map((rows) => {
+                const last = rows[rows.length - 1]
+                const next = rows.length < EXPORT_PAGE_SIZE || last === undefined
+                  ? Option.none<PeriodCursor | undefined>()
+                  : Option.some({ givenAt: Number(last.given_at), id: last.id })
+                return [Chunk.fromIterable(rows.map((row) =>
+                  recordOf(row, now)
+                )), next] as const
+              }),
+              Effect.zipLeft(eventLoopTurn)
+            )))
+      )
 
     /**
      * The export as text chunks in the requested format (one chunk per page). A record's JSON is

@@ -8,7 +8,11 @@ import type {
   RecordPurpose,
   StandardConsentRecord
 } from "@svc/schema"
-import { CONSENT_RECORD_SCHEMA_VERSION, ConsentAction as ActionSchema, ConsentSurface as SurfaceSchema } from "@svc/schema"
+import {
+  CONSENT_RECORD_SCHEMA_VERSION,
+  ConsentAction as ActionSchema,
+  ConsentSurface as SurfaceSchema
+} from "@svc/schema"
 import { Schema } from "effect"
 import { byAct } from "../consents/choices.js"
 import { readConsentRow, type StoredConsent } from "../consents/records.js"
@@ -65,7 +69,10 @@ const grantedCategories = (act: StoredConsent) =>
  * cookie-banner choice outlives its rule's `validityDays` before being withdrawn; `erased` when the
  * subject was erased.
  */
-export const eventsOf = (exported: ReadonlyArray<ExportedAct>, context: RecordContext): Map<string, Array<ConsentEvent>> => {
+export const eventsOf = (
+  exported: ReadonlyArray<ExportedAct>,
+  context: RecordContext
+): Map<string, Array<ConsentEvent>> => {
   const acts = exported.map((e) => e.act)
   const events = new Map<string, Array<ConsentEvent>>()
   const groups = new Map<string, Array<StoredConsent>>()
@@ -129,7 +136,12 @@ export const toStandardRecord = (
       policyFingerprint: act.policyFingerprint,
       legalDocument: act.legal === null || act.legalReleaseId === null
         ? null
-        : { id: act.legalReleaseId, version: act.legal.version, hash: act.legal.hash, effectiveDate: new Date(act.legal.effectiveDate) }
+        : {
+          id: act.legalReleaseId,
+          version: act.legal.version,
+          hash: act.legal.hash,
+          effectiveDate: new Date(act.legal.effectiveDate)
+        }
     },
     legalBasis: "consent",
     jurisdiction: { model: act.policyId === null ? null : context.rule(act.policyId)?.model ?? null },

@@ -12,7 +12,11 @@ import { eventsOf, readRecordRow, toStandardRecord } from "./standard-record.js"
 const linksOf = (row: SubjectRow): Array<IdentityLinkRecord> =>
   row.external_id === null
     ? []
-    : [{ externalId: row.external_id, identityProvider: row.identity_provider ?? "external", verified: Number(row.verified) === 1 }]
+    : [{
+      externalId: row.external_id,
+      identityProvider: row.identity_provider ?? "external",
+      verified: Number(row.verified) === 1
+    }]
 
 /**
  * Access requests (GDPR Art. 15): everything svc holds about a subject, or about every subject

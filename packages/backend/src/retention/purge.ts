@@ -77,29 +77,35 @@ export class RetentionPurge extends Effect.Service<RetentionPurge>()("@svc/backe
     const days = (n: number | undefined, now: number) => (n === undefined ? undefined : now - n * DAY_MS)
 
     /** One run; `at` replaces the clock's time (a test, or a run "as of" a moment). */
-    const runOnce = (at?: number) => Effect.gen(function*() {
-      const now = at ?? (yield* Clock.currentTimeMillis)
-      const ipCutoff = days(retention?.ipAddressDays, now)
-      const uaCutoff = days(retention?.userAgentDays, now)
-      const recordCutoff = days(retention?.recordDays, now)
-      const report: RetentionReport = {
-        ipAddressesCleared: ipCutoff === undefined ? 0 : yield* sweep("ipAddress", ipCutoff, now),
-        userAgentsCleared: uaCutoff === undefined ? 0 : yield* sweep("userAgent", uaCutoff, now),
-        recordsRetired: recordCutoff === undefined ? 0 : yield* sweep("retire", recordCutoff, now),
-        choicesExpired: (yield* Effect.forEach(rules, (rule) =>
-          sweep("expire", now - (rule.validityDays ?? DEFAULT_VALIDITY_DAYS) * DAY_MS, now, { id: rule.id }))).reduce(
-            (a, b) => a + b,
-            0
-          ) + (yield* sweep("expire", now - DEFAULT_VALIDITY_DAYS * DAY_MS, now, { notIn: rules.map((r) => r.id) })),
-        subjectsDeleted: recordCutoff === undefined ? 0 : yield* deleteIdleSubjects
-      }
-      yield* Effect.logInfo(
-        `retention: ${report.ipAddressesCleared} IP addresses cleared, ${report.userAgentsCleared} user agents cleared, ` +
-          `${report.recordsRetired} records retired, ${report.choicesExpired} choices expired, ` +
-          `${report.subjectsDeleted} idle subjects deleted`
-      )
-      return report
-    })
+    const runOnce = (at?: number) =>
+      Effect.gen(function*() {
+        const now = at ?? (yield* Clock.currentTimeMillis)
+        const ipCutoff = days(retention?.ipAddressDays, now)
+        const uaCutoff = days(retention?.userAgentDays, now)
+        const recordCutoff = days(retention?.recordDays, now)
+        const report: RetentionReport = {
+          ipAddressesCleared: ipCutoff === undefined ? 0 : yield* sweep("ipAddress", ipCutoff, now),
+          userAgentsCleared: uaCutoff === undefined ? 0 : yield* sweep("userAgent", uaCutoff, now),
+          recordsRetired: recordCutoff === undefined ? 0 : yield* sweep("retire", recordCutoff, now),
+          choicesExpired: (yield* Effect.forEach(rules, (rule) =>
+            sweep("expire", now - (rule.validityDays ?? DEFAULT_VALIDITY_DAYS) * DAY_MS, now, { id: rule.id }))).reduce(
+              (a, b) =>
+                a + b,
+              0
+            ) + (yield* sweep("expire", now - DEFAULT_VALIDITY_DAYS * DAY_MS, now, {
+              notIn: rules.map((r) =>
+                r.id
+              )
+            })),
+          subjectsDeleted: recordCutoff === undefined ? 0 : yield* deleteIdleSubjects
+        }
+        yield* Effect.logInfo(
+          `retention: ${report.ipAddressesCleared} IP addresses cleared, ${report.userAgentsCleared} user agents cleared, ` +
+            `${report.recordsRetired} records retired, ${report.choicesExpired} choices expired, ` +
+            `${report.subjectsDeleted} idle subjects deleted`
+        )
+        return report
+      })
 
     return { runOnce } as const
   })

@@ -76,9 +76,12 @@ export class RetentionRepo extends Effect.Service<RetentionRepo>()("@svc/backend
       ids.length === 0
         ? Effect.succeed(0)
         : sql`UPDATE svc_consents SET ${changes[kind](now)}
-              WHERE ${tenantBesideIds} = ${tenantId} AND id IN ${sql.in(ids)} AND ${conditions[kind]}`.raw.pipe(Effect.map(changedRows))
+              WHERE ${tenantBesideIds} = ${tenantId} AND id IN ${sql.in(ids)} AND ${conditions[kind]}`.raw.pipe(
+          Effect.map(changedRows)
+        )
 
-    const noRecord = sql`NOT EXISTS (SELECT 1 FROM svc_consents c WHERE c.subject_id = s.id AND c.tenant_id = s.tenant_id)`
+    const noRecord =
+      sql`NOT EXISTS (SELECT 1 FROM svc_consents c WHERE c.subject_id = s.id AND c.tenant_id = s.tenant_id)`
     const forUpdate = sql.literal(sql.onDialectOrElse({ sqlite: () => "", orElse: () => " FOR UPDATE" }))
 
     /**
@@ -105,7 +108,9 @@ export class RetentionRepo extends Effect.Service<RetentionRepo>()("@svc/backend
     const deleteIdle = (tenantId: string, ids: ReadonlyArray<string>) =>
       ids.length === 0
         ? Effect.succeed(0)
-        : sql`SELECT id FROM svc_subjects WHERE ${tenantBesideIds} = ${tenantId} AND id IN ${sql.in(ids)} ORDER BY id${forUpdate}`.pipe(
+        : sql`SELECT id FROM svc_subjects WHERE ${tenantBesideIds} = ${tenantId} AND id IN ${
+          sql.in(ids)
+        } ORDER BY id${forUpdate}`.pipe(
           Effect.zipRight(
             sql`DELETE FROM svc_subjects
                 WHERE ${tenantBesideIds} = ${tenantId} AND id IN ${sql.in(ids)} AND external_id IS NULL

@@ -17,6 +17,9 @@ export const purgeOnce = (options: SvcOptions, at?: { readonly now?: number }): 
     Layer.provide(sqlClientLayer(config.database))
   )
   return Effect.runPromise(
-    Effect.flatMap(RetentionPurge, (purge) => purge.runOnce(at?.now)).pipe(Effect.provide(layer)) as Effect.Effect<RetentionReport, unknown>
+    Effect.flatMap(RetentionPurge, (purge) => purge.runOnce(at?.now)).pipe(Effect.provide(layer)) as Effect.Effect<
+      RetentionReport,
+      unknown
+    >
   )
 }

@@ -75,10 +75,14 @@ export const ScriptRoutesLive = Layer.unwrapEffect(
           return errorResponse("RATE_LIMITED", `Too many requests: retry in ${wait} s`, { "retry-after": String(wait) })
         }
         const path = config.script.bundles[key] ?? defaultBundlePath(key)
-        const bundle = path === undefined ? undefined : yield* Effect.promise(() => cache(path, backendUrlFor(config, request, routePath)))
+        const bundle = path === undefined
+          ? undefined
+          : yield* Effect.promise(() => cache(path, backendUrlFor(config, request, routePath)))
         if (bundle === undefined) {
           yield* Effect.logWarning("script bundle file missing").pipe(Effect.annotateLogs({ bundle: key }))
-          return errorResponse("SCRIPT_UNAVAILABLE", `The ${key} script bundle is not available`, { "retry-after": "60" })
+          return errorResponse("SCRIPT_UNAVAILABLE", `The ${key} script bundle is not available`, {
+            "retry-after": "60"
+          })
         }
         const headers = {
           "cache-control": "public, max-age=300, stale-while-revalidate=86400",
@@ -88,7 +92,11 @@ export const ScriptRoutesLive = Layer.unwrapEffect(
       })
     return Layer.mergeAll(
       HttpLayerRouter.add("GET", config.script.path as `/${string}`, route("full", config.script.path)),
-      HttpLayerRouter.add("GET", config.script.headlessPath as `/${string}`, route("headless", config.script.headlessPath)),
+      HttpLayerRouter.add(
+        "GET",
+        config.script.headlessPath as `/${string}`,
+        route("headless", config.script.headlessPath)
+      ),
       HttpLayerRouter.add("GET", config.script.iabPath as `/${string}`, route("iab", config.script.iabPath))
     )
   })

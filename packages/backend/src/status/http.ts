@@ -21,7 +21,11 @@ export const StatusHttpLive = HttpApiBuilder.group(SvcApi, "status", (handlers) 
           version: config.version,
           timestamp: new Date(),
           client: {
-            ip: clientIp(config.ipAddress, request.headers, request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined),
+            ip: clientIp(
+              config.ipAddress,
+              request.headers,
+              request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined
+            ),
             userAgent: request.headers["user-agent"] ?? null,
             acceptLanguage: request.headers["accept-language"] ?? null,
             country: location.country,

@@ -17,9 +17,14 @@ export const SubjectsHttpLive = HttpApiBuilder.group(SvcApi, "subjects", (handle
       .handle("create", ({ payload }) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
           ledger.save(payload, requestContextOf(config, keys, request))))
-      .handle("get", ({ path, urlParams }) => ledger.view(path.id, urlParams.type))
+      .handle("get", ({ path, urlParams }) =>
+        ledger.view(path.id, urlParams.type))
       .handle("identify", ({ path, payload }) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-          Effect.map(links.link(path.id, payload, requestContextOf(config, keys, request)), (subject) => ({ subject }))))
-      .handle("list", ({ urlParams }) => ledger.listByExternalId(urlParams.externalId))
+          Effect.map(
+            links.link(path.id, payload, requestContextOf(config, keys, request)),
+            (subject) => ({ subject })
+          )))
+      .handle("list", ({ urlParams }) =>
+        ledger.listByExternalId(urlParams.externalId))
   }))

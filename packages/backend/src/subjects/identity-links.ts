@@ -70,7 +70,10 @@ export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend
       id: SubjectId,
       body: LinkIdentityRequest,
       context: RequestContext
-    ): Effect.Effect<LinkedSubject, NotFound | IdentityTokenInvalid | IdentityConflict | Unauthorized | DatabaseError> =>
+    ): Effect.Effect<
+      LinkedSubject,
+      NotFound | IdentityTokenInvalid | IdentityConflict | Unauthorized | DatabaseError
+    > =>
       Effect.gen(function*() {
         // A key that is sent but wrong is a misconfigured server, not an anonymous visitor: say so
         // rather than quietly making an unverified link the caller believes verified.
@@ -78,7 +81,11 @@ export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend
           return yield* Effect.fail(new Unauthorized({ message: "The API key is not valid for this backend" }))
         }
         const provider = body.identityProvider ?? DEFAULT_IDENTITY_PROVIDER
-        const proof = yield* prove({ apiKey: context.apiKey, identityToken: body.identityToken }, body.externalId, provider)
+        const proof = yield* prove(
+          { apiKey: context.apiKey, identityToken: body.identityToken },
+          body.externalId,
+          provider
+        )
         if (proof === "bad-token") {
           return yield* Effect.fail(
             new IdentityTokenInvalid({
@@ -86,7 +93,11 @@ export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend
             })
           )
         }
-        const wanted: IdentityLink = { externalId: body.externalId, identityProvider: provider, verified: proof !== "none" }
+        const wanted: IdentityLink = {
+          externalId: body.externalId,
+          identityProvider: provider,
+          verified: proof !== "none"
+        }
         // Two rounds: a lost compare-and-set means another PATCH changed the link; judge again.
         for (let attempt = 0; attempt < 2; attempt++) {
           const found = yield* repo.findById({ tenantId, id })

@@ -35,7 +35,8 @@ export class SubjectsRepo extends Effect.Service<SubjectsRepo>()("@svc/backend/S
       readonly link: IdentityLink | null
       readonly now: number
     }) => {
-      const insert = sql`INTO svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at)
+      const insert =
+        sql`INTO svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at)
         VALUES (${row.id}, ${row.tenantId}, ${row.link?.externalId ?? null}, ${row.link?.identityProvider ?? null},
           ${row.link?.verified === true ? 1 : 0}, ${row.now}, ${row.now})`
       // An existing row stays locked until the caller's transaction ends, so an erasure of the
@@ -43,7 +44,8 @@ export class SubjectsRepo extends Effect.Service<SubjectsRepo>()("@svc/backend/S
       // already; Postgres' DO NOTHING takes none, DO UPDATE ... WHERE FALSE locks without writing).
       return sql.onDialectOrElse({
         mysql: () => sql`INSERT IGNORE ${insert}`.raw,
-        pg: () => sql`INSERT ${insert} ON CONFLICT (id) DO UPDATE SET updated_at = svc_subjects.updated_at WHERE FALSE`.raw,
+        pg: () =>
+          sql`INSERT ${insert} ON CONFLICT (id) DO UPDATE SET updated_at = svc_subjects.updated_at WHERE FALSE`.raw,
         orElse: () => sql`INSERT ${insert} ON CONFLICT DO NOTHING`.raw
       }).pipe(Effect.map((raw) => changedRows(raw) === 1))
     }
@@ -79,12 +81,18 @@ export class SubjectsRepo extends Effect.Service<SubjectsRepo>()("@svc/backend/S
     const setLink = (update: {
       readonly tenantId: string
       readonly id: string
-      readonly expected: { readonly externalId: string | null; readonly identityProvider: string | null; readonly verified: boolean }
+      readonly expected: {
+        readonly externalId: string | null
+        readonly identityProvider: string | null
+        readonly verified: boolean
+      }
       readonly link: IdentityLink
       readonly now: number
     }) => {
       const { expected, link } = update
-      const sameExternal = expected.externalId === null ? sql`external_id IS NULL` : sql`external_id = ${expected.externalId}`
+      const sameExternal = expected.externalId === null
+        ? sql`external_id IS NULL`
+        : sql`external_id = ${expected.externalId}`
       const sameProvider = expected.identityProvider === null
         ? sql`identity_provider IS NULL`
         : sql`identity_provider = ${expected.identityProvider}`

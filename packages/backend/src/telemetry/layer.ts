@@ -12,5 +12,6 @@ import { RuntimeGauges, RuntimeSamplingLive } from "./runtime.js"
 export const TelemetryLive = Layer.unwrapEffect(Effect.map(SvcConfig, (config) =>
   config.telemetry === undefined
     ? Layer.empty
-    : Layer.mergeAll(MetricsRouteLive, RuntimeSamplingLive, OtlpMetricsLive).pipe(Layer.provide(RuntimeGauges.Default))
-))
+    : Layer.mergeAll(MetricsRouteLive, RuntimeSamplingLive, OtlpMetricsLive).pipe(
+      Layer.provide(RuntimeGauges.Default)
+    )))

@@ -25,7 +25,8 @@ const saves = Metric.counter("svc_consent_saves_total", {
 })
 
 const refusals = Metric.counter("svc_consent_refusals_total", {
-  description: "Writes refused as STALE_POLICY or CONFLICT (and its subject and identity variants), per code and reason",
+  description:
+    "Writes refused as STALE_POLICY or CONFLICT (and its subject and identity variants), per code and reason",
   incremental: true
 })
 
@@ -106,9 +107,13 @@ export type StatementKind = typeof STATEMENT_KINDS[number]
 
 // Label arrays kept per kind and outcome, as `requestTags` above.
 const kindTags = new Map(STATEMENT_KINDS.map((kind) => [kind, [label("statement", kind)]] as const))
-const outcomeTags = new Map(STATEMENT_KINDS.flatMap((kind) =>
-  (["ok", "error"] as const).map((outcome) => [`${kind} ${outcome}`, [label("statement", kind), label("outcome", outcome)]] as const)
-))
+const outcomeTags = new Map(
+  STATEMENT_KINDS.flatMap((kind) =>
+    (["ok", "error"] as const).map((outcome) =>
+      [`${kind} ${outcome}`, [label("statement", kind), label("outcome", outcome)]] as const
+    )
+  )
+)
 
 /** A statement's first keyword, lower-cased (`other` for anything else): a bounded label, never the statement text. */
 export const statementKindOf = (sql: unknown): StatementKind => {
@@ -117,7 +122,8 @@ export const statementKindOf = (sql: unknown): StatementKind => {
 }
 
 const statementsInFlight = Metric.gauge("svc_db_statements_in_flight", {
-  description: "Database statements started and not finished (waiting for a connection or running); near the pool size (10) means the pool is saturated"
+  description:
+    "Database statements started and not finished (waiting for a connection or running); near the pool size (10) means the pool is saturated"
 })
 let inFlight = 0
 

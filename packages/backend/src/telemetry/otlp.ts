@@ -12,7 +12,8 @@ import type { ResolvedTelemetry } from "../config/telemetry.js"
  * it is applied per request by the request middleware, so a host application's own fibers keep
  * their tracer and nothing is traced when it is absent.
  */
-export class RequestTracer extends Context.Tag("@svc/backend/RequestTracer")<RequestTracer, Option.Option<Tracer.Tracer>>() {}
+export class RequestTracer
+  extends Context.Tag("@svc/backend/RequestTracer")<RequestTracer, Option.Option<Tracer.Tracer>>() {}
 
 const resourceOf = (telemetry: ResolvedTelemetry, version: string) => ({
   serviceName: telemetry.serviceName,
@@ -30,7 +31,11 @@ export const RequestTracerLive = Layer.unwrapEffect(Effect.map(SvcConfig, (confi
   return exportLayer(Layer.scoped(
     RequestTracer,
     Effect.map(
-      OtlpTracer.make({ url: `${otlp.url}/v1/traces`, resource: resourceOf(telemetry, config.version), headers: otlp.headers }),
+      OtlpTracer.make({
+        url: `${otlp.url}/v1/traces`,
+        resource: resourceOf(telemetry, config.version),
+        headers: otlp.headers
+      }),
       Option.some
     )
   ))
@@ -41,5 +46,11 @@ export const OtlpMetricsLive = Layer.unwrapEffect(Effect.map(SvcConfig, (config)
   const telemetry = config.telemetry
   const otlp = telemetry?.otlp
   if (telemetry === undefined || otlp === undefined) return Layer.empty
-  return exportLayer(OtlpMetrics.layer({ url: `${otlp.url}/v1/metrics`, resource: resourceOf(telemetry, config.version), headers: otlp.headers }))
+  return exportLayer(
+    OtlpMetrics.layer({
+      url: `${otlp.url}/v1/metrics`,
+      resource: resourceOf(telemetry, config.version),
+      headers: otlp.headers
+    })
+  )
 }))

@@ -1,7 +1,7 @@
 import { Metric, MetricState, Option } from "effect"
 import type { MetricPair } from "effect"
 
-const escapeLabel = (value: string) => value.replace(/\\/g, "\\\\").replace(/"/g, "\\\"").replace(/\n/g, "\\n")
+const escapeLabel = (value: string) => value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")
 const escapeHelp = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")
 
 const labels = (tags: ReadonlyArray<{ readonly key: string; readonly value: string }>, extra?: string) => {
@@ -11,17 +11,33 @@ const labels = (tags: ReadonlyArray<{ readonly key: string; readonly value: stri
 }
 
 const num = (value: number | bigint) =>
-  typeof value === "bigint" ? value.toString() : Number.isFinite(value) ? String(value) : value > 0 ? "+Inf" : value < 0 ? "-Inf" : "NaN"
+  typeof value === "bigint"
+    ? value.toString()
+    : Number.isFinite(value)
+    ? String(value)
+    : value > 0
+    ? "+Inf"
+    : value < 0
+    ? "-Inf"
+    : "NaN"
 
 const typeOf = (state: MetricState.MetricState.Untyped): string | undefined =>
-  MetricState.isCounterState(state) ? "counter" : MetricState.isGaugeState(state) ? "gauge" : MetricState.isHistogramState(state) ? "histogram" : undefined
+  MetricState.isCounterState(state)
+    ? "counter"
+    : MetricState.isGaugeState(state)
+    ? "gauge"
+    : MetricState.isHistogramState(state)
+    ? "histogram"
+    : undefined
 
 /**
  * svc's metrics (names starting `svc_`) from Effect's registry in the Prometheus text exposition
  * format 0.0.4: one HELP and TYPE per family, histograms as cumulative `_bucket` series with `+Inf`,
  * `_sum` and `_count`. Other metrics in the process (a host application's) are not exposed here.
  */
-export const prometheusText = (pairs: ReadonlyArray<MetricPair.MetricPair.Untyped> = Metric.unsafeSnapshot()): string => {
+export const prometheusText = (
+  pairs: ReadonlyArray<MetricPair.MetricPair.Untyped> = Metric.unsafeSnapshot()
+): string => {
   const families = new Map<string, Array<MetricPair.MetricPair.Untyped>>()
   for (const pair of pairs) {
     const name = pair.metricKey.name
@@ -45,7 +61,10 @@ export const prometheusText = (pairs: ReadonlyArray<MetricPair.MetricPair.Untype
           lines.push(`${name}_bucket${labels(tags, `le="${num(boundary)}"`)} ${count}`)
         }
         if (!sawInf) lines.push(`${name}_bucket${labels(tags, `le="+Inf"`)} ${metricState.count}`)
-        lines.push(`${name}_sum${labels(tags)} ${num(metricState.sum)}`, `${name}_count${labels(tags)} ${metricState.count}`)
+        lines.push(
+          `${name}_sum${labels(tags)} ${num(metricState.sum)}`,
+          `${name}_count${labels(tags)} ${metricState.count}`
+        )
       }
     }
   }

@@ -1,4 +1,10 @@
-import { HttpLayerRouter, HttpServerError, HttpServerRequest, type HttpServerResponse, HttpTraceContext } from "@effect/platform"
+import {
+  HttpLayerRouter,
+  HttpServerError,
+  HttpServerRequest,
+  type HttpServerResponse,
+  HttpTraceContext
+} from "@effect/platform"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { loggedRoute, pathOf } from "../http/routes.js"
@@ -79,34 +85,40 @@ const RequestMetrics = HttpLayerRouter.middleware(
     return (
       app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest> =>
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-        Effect.flatMap(loggedRoute(config.basePath, pathOf(request.url)), (route) => {
-          const started = performance.now()
-          const measured = Effect.onExit(app, (exit) =>
-            Effect.flatMap(currentWideEvent, (event) => {
-              const status = record(request, route, started, exit, event)
-              return Option.isNone(tracer) ? Effect.void : Effect.annotateCurrentSpan("http.response.status_code", status)
-            }))
-          if (Option.isNone(tracer)) return withStatementMetrics(measured)
-          // Route template, method, status and tenant only: never the concrete path, a query, a header or a body.
-          // The caller's span of a W3C `traceparent` header is the parent; else a root span: never the
-          // platform's own request span (with the full URL), which is not exported.
-          const parent = HttpTraceContext.w3c(request.headers)
-          return measured.pipe(
-            Effect.withSpan(`${request.method} ${route}`, {
-              kind: "server",
-              ...(Option.isSome(parent) ? { parent: parent.value } : { root: true }),
-              attributes: { "http.request.method": request.method, "http.route": route, "svc.tenant": tenant }
-            }),
-            Effect.withTracer(tracer.value)
-          )
-        }))
+      Effect.flatMap(
+        HttpServerRequest.HttpServerRequest,
+        (request) =>
+          Effect.flatMap(loggedRoute(config.basePath, pathOf(request.url)), (route) => {
+            const started = performance.now()
+            const measured = Effect.onExit(app, (exit) =>
+              Effect.flatMap(currentWideEvent, (event) => {
+                const status = record(request, route, started, exit, event)
+                return Option.isNone(tracer)
+                  ? Effect.void
+                  : Effect.annotateCurrentSpan("http.response.status_code", status)
+              }))
+            if (Option.isNone(tracer)) return withStatementMetrics(measured)
+            // Route template, method, status and tenant only: never the concrete path, a query, a header or a body.
+            // The caller's span of a W3C `traceparent` header is the parent; else a root span: never the
+            // platform's own request span (with the full URL), which is not exported.
+            const parent = HttpTraceContext.w3c(request.headers)
+            return measured.pipe(
+              Effect.withSpan(`${request.method} ${route}`, {
+                kind: "server",
+                ...(Option.isSome(parent) ? { parent: parent.value } : { root: true }),
+                attributes: { "http.request.method": request.method, "http.route": route, "svc.tenant": tenant }
+              }),
+              Effect.withTracer(tracer.value)
+            )
+          })
+      )
   }) as never
 )
 
-const RequestMetricsLayer = (RequestMetrics.layer as unknown as Layer.Layer<never, never, SvcConfig | RequestTracer>).pipe(
-  Layer.provide(RequestTracerLive)
-)
+const RequestMetricsLayer = (RequestMetrics.layer as unknown as Layer.Layer<never, never, SvcConfig | RequestTracer>)
+  .pipe(
+    Layer.provide(RequestTracerLive)
+  )
 
 /** Request metrics (and, with `otlp`, spans) for svc's routes when `telemetry` is configured; nothing at all otherwise. */
 export const RequestMetricsLive = Layer.unwrapEffect(

@@ -47,8 +47,10 @@ export class RuntimeGauges extends Effect.Service<RuntimeGauges>()("@svc/backend
 }) {}
 
 /** With an OTLP collector, samples the gauges every 10 s for the exporter. */
-export const RuntimeSamplingLive = Layer.unwrapEffect(Effect.map(SvcConfig, (config) =>
-  config.telemetry?.otlp === undefined ? Layer.empty : Layer.scopedDiscard(
-    Effect.flatMap(RuntimeGauges, (gauges) => Effect.forkScoped(Effect.repeat(gauges.sample, Schedule.spaced("10 seconds"))))
-  )
-))
+export const RuntimeSamplingLive = Layer.unwrapEffect(
+  Effect.map(SvcConfig, (config) =>
+    config.telemetry?.otlp === undefined ? Layer.empty : Layer.scopedDiscard(
+      Effect.flatMap(RuntimeGauges, (gauges) =>
+        Effect.forkScoped(Effect.repeat(gauges.sample, Schedule.spaced("10 seconds"))))
+    ))
+)

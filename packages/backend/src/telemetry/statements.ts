@@ -17,16 +17,36 @@ class TimedSpan implements Tracer.Span {
   constructor(readonly inner: Tracer.Span) {
     trackStatementInFlight(1)
   }
-  get name() { return this.inner.name }
-  get spanId() { return this.inner.spanId }
-  get traceId() { return this.inner.traceId }
-  get parent() { return this.inner.parent }
-  get context() { return this.inner.context }
-  get status() { return this.inner.status }
-  get attributes() { return this.inner.attributes }
-  get links() { return this.inner.links }
-  get sampled() { return this.inner.sampled }
-  get kind() { return this.inner.kind }
+  get name() {
+    return this.inner.name
+  }
+  get spanId() {
+    return this.inner.spanId
+  }
+  get traceId() {
+    return this.inner.traceId
+  }
+  get parent() {
+    return this.inner.parent
+  }
+  get context() {
+    return this.inner.context
+  }
+  get status() {
+    return this.inner.status
+  }
+  get attributes() {
+    return this.inner.attributes
+  }
+  get links() {
+    return this.inner.links
+  }
+  get sampled() {
+    return this.inner.sampled
+  }
+  get kind() {
+    return this.inner.kind
+  }
   end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
     trackStatementInFlight(-1)
     recordStatement(this.kind_, Number(endTime - this.inner.status.startTime) / 1e9, exit._tag === "Success")

@@ -33,17 +33,22 @@ export const useCountingServer = (dialect: SqlDialect, options: TestOptions = {}
   let close: (() => Promise<void>) | undefined
   beforeAll(async () => {
     db = await freshDatabase(dialect)
-    const instance = svcInstance({ ...options, database: db.database, observability: { requests: "none", ...options.observability } }, { migrate: true })
+    const instance = svcInstance({
+      ...options,
+      database: db.database,
+      observability: { requests: "none", ...options.observability }
+    }, { migrate: true })
     const server = createServer()
-    const app = (HttpLayerRouter.serve(instance.standaloneLayer, { disableLogger: true, disableListenLog: true }) as Layer.Layer<
-      never,
-      unknown,
-      HttpServer.HttpServer
-    >).pipe(
-      Layer.provide(NodeHttpServer.layer(() => server, { port: 0, host: "127.0.0.1" })),
-      Layer.provide(Statement.setTransformer((statement) => Effect.sync(() => (count++, statement)))),
-      Layer.provide(Logger.replace(Logger.defaultLogger, capture))
-    )
+    const app =
+      (HttpLayerRouter.serve(instance.standaloneLayer, { disableLogger: true, disableListenLog: true }) as Layer.Layer<
+        never,
+        unknown,
+        HttpServer.HttpServer
+      >).pipe(
+        Layer.provide(NodeHttpServer.layer(() => server, { port: 0, host: "127.0.0.1" })),
+        Layer.provide(Statement.setTransformer((statement) => Effect.sync(() => (count++, statement)))),
+        Layer.provide(Logger.replace(Logger.defaultLogger, capture))
+      )
     const runtime = ManagedRuntime.make(app)
     await runtime.runtime()
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`

@@ -39,7 +39,9 @@ export const freshDatabase = async (dialect: SqlDialect): Promise<FreshDatabase>
         query: async (text, params = []) => {
           db ??= new Database(file)
           const statement = db.prepare(text)
-          return statement.reader ? statement.all(...params) as Array<Record<string, unknown>> : (statement.run(...params), [])
+          return statement.reader
+            ? statement.all(...params) as Array<Record<string, unknown>>
+            : (statement.run(...params), [])
         },
         drop: async () => {
           db?.close()

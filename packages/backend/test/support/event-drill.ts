@@ -68,7 +68,8 @@ export const runEventDrill = async (options: DrillOptions): Promise<DrillReport>
       webhooks: [{ id: "receiver", url: `http://127.0.0.1:${proxy.port()}/hooks`, secret }],
       events: {
         ...(options.natsUrl === undefined ? {} : { nats: { servers: options.natsUrl, subject } }),
-        delivery: options.delivery ?? { pollIntervalMs: 25, timeoutMs: 2_000, leaseMs: 15_000, retry: { baseDelayMs: 20, maxDelayMs: 250 } }
+        delivery: options.delivery ??
+          { pollIntervalMs: 25, timeoutMs: 2_000, leaseMs: 15_000, retry: { baseDelayMs: 20, maxDelayMs: 250 } }
       },
       observability: { requests: "none" as const }
     }
@@ -83,7 +84,9 @@ export const runEventDrill = async (options: DrillOptions): Promise<DrillReport>
       while (next < options.count) {
         const i = next++
         if (options.downMs > 0 && i === Math.floor(options.count / 3)) {
-          downDone = proxy.stop().then(() => new Promise((resolve) => setTimeout(resolve, options.downMs))).then(() => proxy.start())
+          downDone = proxy.stop().then(() => new Promise((resolve) => setTimeout(resolve, options.downMs))).then(() =>
+            proxy.start()
+          )
         }
         const body = cookieSave({ subjectId: subjects[i % subjects.length], givenAt: base + i * 10 })
         const response = await fetch(`${servers[i % 2]!.url}/subjects`, {

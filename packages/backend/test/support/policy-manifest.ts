@@ -6,9 +6,21 @@ export const GVL_FIXTURE = fileURLToPath(new URL("../fixtures/gvl-v3.json", impo
 const all = ["measurement", "marketing", "functionality", "experience"] as const
 
 export const policyRules = [
-  { id: "us-ca", match: { regions: ["US-CA"] }, model: "opt-out", categories: all, gpcDenies: ["marketing", "experience"] },
+  {
+    id: "us-ca",
+    match: { regions: ["US-CA"] },
+    model: "opt-out",
+    categories: all,
+    gpcDenies: ["marketing", "experience"]
+  },
   { id: "fr-iab", match: { countries: ["FR"] }, model: "iab", categories: all },
-  { id: "eu", match: { countries: ["DE", "AT", "US"] }, model: "opt-in", categories: ["measurement", "marketing"], translationProfile: "strict" },
+  {
+    id: "eu",
+    match: { countries: ["DE", "AT", "US"] },
+    model: "opt-in",
+    categories: ["measurement", "marketing"],
+    translationProfile: "strict"
+  },
   { id: "eu-shadow", match: { countries: ["DE"], regions: ["DE-BY"] }, model: "opt-in", categories: ["marketing"] },
   { id: "unknown", match: { fallback: true }, model: "opt-in", categories: all, prompt: "dialog" },
   { id: "rest", match: { default: true }, model: "opt-out", categories: all }
@@ -21,7 +33,10 @@ export const manifest = {
   vendors: [{ id: "analytics", name: "Example Analytics", category: "measurement" }],
   vendorListVersion: "2025-10",
   customTranslations: {
-    de: { banner: { title: "Datenschutz bei uns" }, profiles: { strict: { banner: { description: "Streng nach DSGVO." } } } },
+    de: {
+      banner: { title: "Datenschutz bei uns" },
+      profiles: { strict: { banner: { description: "Streng nach DSGVO." } } }
+    },
     en: { profiles: { strict: { banner: { description: "Strictly by the GDPR." } } } },
     "pt-BR": { banner: { title: "Sua privacidade" } }
   }

@@ -36,14 +36,14 @@ const parseLabels = (text: string, line: number): Record<string, string> => {
     if (eq === -1) throw new Error(`line ${line}: label without '='`)
     const name = text.slice(i, eq)
     if (!LABEL.test(name) || name in labels) throw new Error(`line ${line}: bad or repeated label name ${name}`)
-    if (text[eq + 1] !== "\"") throw new Error(`line ${line}: label value not quoted`)
+    if (text[eq + 1] !== '"') throw new Error(`line ${line}: label value not quoted`)
     let value = ""
     let j = eq + 2
-    for (; j < text.length && text[j] !== "\""; j++) {
+    for (; j < text.length && text[j] !== '"'; j++) {
       if (text[j] === "\\") {
         const next = text[++j]
         if (next === "\\") value += "\\"
-        else if (next === "\"") value += "\""
+        else if (next === '"') value += '"'
         else if (next === "n") value += "\n"
         else throw new Error(`line ${line}: bad escape`)
       } else value += text[j]
@@ -103,7 +103,11 @@ export const parsePrometheusText = (text: string): PromExposition => {
       if (closed.has(family)) throw new Error(`line ${line}: samples of ${family} are not together`)
       current = family
     }
-    samples.push({ name, labels: labelText === undefined ? {} : parseLabels(labelText, line), value: parseValue(valueText, line) })
+    samples.push({
+      name,
+      labels: labelText === undefined ? {} : parseLabels(labelText, line),
+      value: parseValue(valueText, line)
+    })
   })
   checkHistograms(types, samples)
   return { types, helps, samples }

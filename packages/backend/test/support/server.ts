@@ -42,7 +42,11 @@ export const useServer = (
   let db: FreshDatabase | undefined
   beforeAll(async () => {
     db = await freshDatabase(dialect)
-    running = await startServer({ ...options, database: db.database, observability: { requests: "none", ...options.observability } }, { ...start, port: 0, host: "127.0.0.1" })
+    running = await startServer({
+      ...options,
+      database: db.database,
+      observability: { requests: "none", ...options.observability }
+    }, { ...start, port: 0, host: "127.0.0.1" })
   })
   afterAll(async () => {
     await running?.close()

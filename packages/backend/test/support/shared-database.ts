@@ -10,7 +10,10 @@ import type { TestOptions, TestServer } from "./server.js"
  * fresh database: how several instances share a database in production. Started in order, so
  * the first one migrates.
  */
-export const useServersOnOneDatabase = (dialect: SqlDialect, all: ReadonlyArray<TestOptions>): ReadonlyArray<TestServer> => {
+export const useServersOnOneDatabase = (
+  dialect: SqlDialect,
+  all: ReadonlyArray<TestOptions>
+): ReadonlyArray<TestServer> => {
   const running: Array<RunningServer> = []
   let db: FreshDatabase | undefined
   beforeAll(async () => {

@@ -17,11 +17,17 @@ export interface ReceivedWebhook {
   readonly signatureOk: boolean | undefined
 }
 
-export type ReceiverAnswer = number | "close" | { readonly status: number; readonly headers?: Record<string, string>; readonly delayMs?: number }
+export type ReceiverAnswer = number | "close" | {
+  readonly status: number
+  readonly headers?: Record<string, string>
+  readonly delayMs?: number
+}
 
 export interface ReceiverBehaviour {
   /** Answer for one request; default 204. `"close"` destroys the socket without an answer. */
-  answer?: ((request: { readonly id: string; readonly count: number; readonly body: string }) => ReceiverAnswer) | undefined
+  answer?:
+    | ((request: { readonly id: string; readonly count: number; readonly body: string }) => ReceiverAnswer)
+    | undefined
   /** Milliseconds to wait before answering (to keep requests in flight). */
   delayMs?: number | undefined
   /** Checks each request's signature as it arrives. */

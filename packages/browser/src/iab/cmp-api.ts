@@ -16,7 +16,9 @@ interface TcfWindow {
 export const CMP_API_VERSION = "2.2"
 
 const iabInit = (init: InitResponse | null): (InitResponse & { gvl: Gvl }) | undefined =>
-  isMatched(init) && init.policy.model === "iab" && init.gvl !== undefined ? (init as InitResponse & { gvl: Gvl }) : undefined
+  isMatched(init) && init.policy.model === "iab" && init.gvl !== undefined
+    ? (init as InitResponse & { gvl: Gvl })
+    : undefined
 
 const idMap = (ids: ReadonlyArray<number>, all: ReadonlyArray<number>): Record<string, boolean> => {
   const out: Record<string, boolean> = {}
@@ -65,7 +67,12 @@ export const tcData = (
       legitimateInterests: idMap(given ? model.vendorLegitimateInterests : [], asked)
     },
     specialFeatureOptins: idMap([], range(2)),
-    publisher: { consents: {}, legitimateInterests: {}, customPurpose: { consents: {}, legitimateInterests: {} }, restrictions: {} }
+    publisher: {
+      consents: {},
+      legitimateInterests: {},
+      customPurpose: { consents: {}, legitimateInterests: {} },
+      restrictions: {}
+    }
   }
 }
 
@@ -96,7 +103,13 @@ export const cmpApi = (): Extension => {
             gdprApplies: loaded ? iabInit(init) !== undefined : undefined,
             cmpLoaded: true,
             cmpStatus: loaded ? "loaded" : "loading",
-            displayStatus: !loaded ? "hidden" : iabInit(init) === undefined ? "disabled" : uiShown ? "visible" : "hidden",
+            displayStatus: !loaded
+              ? "hidden"
+              : iabInit(init) === undefined
+              ? "disabled"
+              : uiShown
+              ? "visible"
+              : "hidden",
             apiVersion: CMP_API_VERSION,
             cmpVersion: ctx.config.iab?.cmpVersion ?? 1,
             cmpId: init?.iab?.cmpId ?? 0,
@@ -108,7 +121,16 @@ export const cmpApi = (): Extension => {
       }
       case "getTCData":
         return whenLoaded(() =>
-          cb(tcData(ctx, ctx.state(), currentStatus(), undefined, Array.isArray(parameter) ? parameter.map(Number) : undefined), true)
+          cb(
+            tcData(
+              ctx,
+              ctx.state(),
+              currentStatus(),
+              undefined,
+              Array.isArray(parameter) ? parameter.map(Number) : undefined
+            ),
+            true
+          )
         )
       case "addEventListener": {
         const id = nextListenerId++
@@ -145,7 +167,9 @@ export const cmpApi = (): Extension => {
           return
         }
       }
-      const call = (data as { __tcfapiCall?: { command: string; version: number; parameter?: unknown; callId: unknown } })?.__tcfapiCall
+      const call =
+        (data as { __tcfapiCall?: { command: string; version: number; parameter?: unknown; callId: unknown } })
+          ?.__tcfapiCall
       if (!call || !event.source) return
       handle(
         call.command,
@@ -174,7 +198,12 @@ export const cmpApi = (): Extension => {
     beforeStore(stored, context) {
       const init = iabInit(context.init())
       if (init === undefined) return
-      const state: ConsentState = { ...context.state(), status: "given", preferences: stored.preferences, vendors: stored.vendors ?? {} }
+      const state: ConsentState = {
+        ...context.state(),
+        status: "given",
+        preferences: stored.preferences,
+        vendors: stored.vendors ?? {}
+      }
       stored.tcString = encodeTcString(tcModel(init, state, context.config, stored.givenAt))
     },
     ready(context) {

@@ -45,7 +45,12 @@ export const gppApi = (): Extension => {
     }
   }
 
-  const event = (eventName: string, listenerId: number, data: unknown) => ({ eventName, listenerId, data, pingData: pingData() })
+  const event = (eventName: string, listenerId: number, data: unknown) => ({
+    eventName,
+    listenerId,
+    data,
+    pingData: pingData()
+  })
   const section = (name: unknown) => (name === "usnat" && loaded ? usnatOf(ctx) : undefined)
 
   const handle = (command: unknown, callback: unknown, parameter?: unknown): unknown => {
@@ -134,7 +139,9 @@ export const gppApi = (): Extension => {
       const usnat = usnatOf(context)
       if (usnat === undefined) return
       // The string of the choice being stored (the state still holds the one before it).
-      stored.gppString = encodeUsnat(usnatFields(stored.preferences.marketing, usnat.Gpc, usnat.MspaCoveredTransaction === 1))
+      stored.gppString = encodeUsnat(
+        usnatFields(stored.preferences.marketing, usnat.Gpc, usnat.MspaCoveredTransaction === 1)
+      )
     },
     ready(context) {
       ctx = context

@@ -55,7 +55,8 @@ export const tcModel = (
   const offered = init.policy?.categories ?? []
   const declared = liPurposesDeclared(gvl)
   const liTransparency = LI_PURPOSES.filter(
-    (p) => declared.has(p) && offered.includes(PURPOSE_CATEGORY[p]!) && state.preferences[PURPOSE_CATEGORY[p]!] !== false
+    (p) =>
+      declared.has(p) && offered.includes(PURPOSE_CATEGORY[p]!) && state.preferences[PURPOSE_CATEGORY[p]!] !== false
   )
   const vendorConsents: Array<number> = []
   const vendorLI: Array<number> = []

@@ -57,7 +57,8 @@ export const usnatFields = (marketing: boolean, gpc: boolean, mspaCovered: boole
 }
 
 // Header: Type 3, Version 1, one section id (7) as a Fibonacci range: 1 range, single, Fibonacci(7) = 01011.
-const HEADER = new BitWriter().int(3, 6).int(1, 6).int(1, 12).bool(false).bool(false).bool(true).bool(false).bool(true).bool(true).toBase64Url()
+const HEADER = new BitWriter().int(3, 6).int(1, 6).int(1, 12).bool(false).bool(false).bool(true).bool(false).bool(true)
+  .bool(true).toBase64Url()
 
 /** `<header>~<core>.<gpc>`: the GPC segment is always included. */
 export const encodeUsnat = (f: UsnatFields): string => {

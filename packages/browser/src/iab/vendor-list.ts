@@ -60,7 +60,12 @@ const vendorSection = (ctx: RuntimeContext, t: Translate, gvl: Gvl): DialogSecti
     el,
     collect(choices, action) {
       const vendors: Record<string, boolean> = {}
-      for (const [id, input] of boxes) vendors[id] = action === "accept_all" ? true : action === "reject_all" ? false : input.checked
+      for (const [id, input] of boxes)
+        vendors[id] = action === "accept_all"
+          ? true
+          : action === "reject_all"
+          ? false
+          : input.checked
       choices.vendors = { ...choices.vendors, ...vendors }
     }
   }

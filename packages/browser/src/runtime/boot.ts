@@ -44,10 +44,9 @@ export const boot = (extensions: ReadonlyArray<Extension>): SvcApi | undefined =
       gpc: nav.globalPrivacyControl === true,
       setCookie: (value, maxAge) => {
         const secure = location.protocol === "https:" ? "; Secure" : ""
-        document.cookie =
-          value === undefined
-            ? `svc_consent=; Max-Age=0; Path=/; SameSite=Lax${secure}`
-            : `svc_consent=${encodeURIComponent(value)}; Max-Age=${maxAge}; Path=/; SameSite=Lax${secure}`
+        document.cookie = value === undefined
+          ? `svc_consent=; Max-Age=0; Path=/; SameSite=Lax${secure}`
+          : `svc_consent=${encodeURIComponent(value)}; Max-Age=${maxAge}; Path=/; SameSite=Lax${secure}`
       },
       onOnline: (listener) => window.addEventListener("online", listener),
       later: (fn, ms) => void setTimeout(fn, ms)

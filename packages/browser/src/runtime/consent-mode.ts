@@ -52,14 +52,18 @@ export const consentMode = (): Extension => ({
     const w = window as unknown as { dataLayer?: Array<unknown> }
     const dataLayer = (w.dataLayer = w.dataLayer || [])
     // gtag() pushes its `arguments` object: tags read exactly that shape.
-    const gtag = function (..._args: Array<unknown>) {
+    const gtag = function(..._args: Array<unknown>) {
       // eslint-disable-next-line prefer-rest-params
       dataLayer.push(arguments)
     }
     const gpc = ctx.state().gpc
     const wait = cm.waitForUpdate
     for (const rule of cm.regional) {
-      gtag("consent", "default", { ...consentTypes(rule.mapping, defaultsOf(rule, gpc)), region: rule.region, wait_for_update: wait })
+      gtag("consent", "default", {
+        ...consentTypes(rule.mapping, defaultsOf(rule, gpc)),
+        region: rule.region,
+        wait_for_update: wait
+      })
     }
     const everywhere = cm.everywhere
     gtag("consent", "default", {

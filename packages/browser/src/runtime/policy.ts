@@ -91,13 +91,34 @@ export const deriveState = (
         ...(stored.tcString !== undefined ? { tcString: stored.tcString } : {})
       }
     }
-    return { ...base, status: init === null ? "loading" : "unresolved", preferences: defaultPreferences(null), givenAt: null, action: null, vendors: {} }
+    return {
+      ...base,
+      status: init === null ? "loading" : "unresolved",
+      preferences: defaultPreferences(null),
+      givenAt: null,
+      action: null,
+      vendors: {}
+    }
   }
   if (policy === null) {
-    return { ...base, status: "unresolved", preferences: defaultPreferences(null), givenAt: null, action: null, vendors: {} }
+    return {
+      ...base,
+      status: "unresolved",
+      preferences: defaultPreferences(null),
+      givenAt: null,
+      action: null,
+      vendors: {}
+    }
   }
   if (policy.model === "none") {
-    return { ...base, status: "not-required", preferences: defaultPreferences(policy), givenAt: null, action: null, vendors: {} }
+    return {
+      ...base,
+      status: "not-required",
+      preferences: defaultPreferences(policy),
+      givenAt: null,
+      action: null,
+      vendors: {}
+    }
   }
   if (storedIsValid(stored, policy, now)) {
     const s = stored!

@@ -35,7 +35,8 @@ export const createReplayQueue = (
     const value = readJson<Array<QueuedSave>>(store, KEYS.queue)
     return Array.isArray(value) ? value : []
   }
-  const write = (entries: Array<QueuedSave>): void => writeJson(store, KEYS.queue, entries.length > 0 ? entries : undefined)
+  const write = (entries: Array<QueuedSave>): void =>
+    writeJson(store, KEYS.queue, entries.length > 0 ? entries : undefined)
   const update = (key: string, change: (entry: QueuedSave) => QueuedSave | undefined): void => {
     const entries: Array<QueuedSave> = []
     for (const entry of read()) {

@@ -126,14 +126,13 @@ export const createRuntime = (
   let resolveReady: (api: SvcApi) => void = () => {}
   const ready = new Promise<SvcApi>((resolve) => (resolveReady = resolve))
 
-  const journey: Journey | undefined =
-    config.journey === false
-      ? undefined
-      : {
-          id: config.journey ?? "jrn_" + randomToken(20, env.random),
-          ...(config.journeyScope !== undefined ? { scope: config.journeyScope } : {}),
-          stored: stored !== undefined && stored.expiresAt > env.now() ? "1" : "0"
-        }
+  const journey: Journey | undefined = config.journey === false
+    ? undefined
+    : {
+      id: config.journey ?? "jrn_" + randomToken(20, env.random),
+      ...(config.journeyScope !== undefined ? { scope: config.journeyScope } : {}),
+      stored: stored !== undefined && stored.expiresAt > env.now() ? "1" : "0"
+    }
 
   const emit = (event: ConsentEvent): void => {
     for (const listener of Array.from(listeners)) {
@@ -234,8 +233,8 @@ export const createRuntime = (
       const explicit = choices.vendors?.[v.id]
       if (v.category === "necessary") vendors[v.id] = true
       else if (v.category === null) {
-        vendors[v.id] =
-          explicit ?? (action === "accept_all" ? true : action === "reject_all" ? false : state.vendors[v.id] ?? false)
+        vendors[v.id] = explicit ??
+          (action === "accept_all" ? true : action === "reject_all" ? false : state.vendors[v.id] ?? false)
       } else vendors[v.id] = preferences[v.category] && explicit !== false
     }
     const next: StoredConsent = {
@@ -272,7 +271,12 @@ export const createRuntime = (
     const delivery = await queue.submit(`${backendURL}/subjects`, body)
     if (delivery.kind === "stored") return { ok: true, status: delivery.status, body: delivery.body }
     if (delivery.kind === "retry") return { ok: false, queued: true }
-    return { ok: false, queued: false, status: delivery.status, ...(delivery.code !== undefined ? { code: delivery.code } : {}) }
+    return {
+      ok: false,
+      queued: false,
+      status: delivery.status,
+      ...(delivery.code !== undefined ? { code: delivery.code } : {})
+    }
   }
 
   const allChoices = (value: boolean): Choices => preferencesOf(() => value)
@@ -362,7 +366,8 @@ export const createRuntime = (
       dismissedHere = true
       emit("dismiss")
     },
-    dismissed: () => dismissedHere || (state.fingerprint !== null && env.session.getItem(KEYS.dismissed) === state.fingerprint),
+    dismissed: () =>
+      dismissedHere || (state.fingerprint !== null && env.session.getItem(KEYS.dismissed) === state.fingerprint),
     emit
   }
 
@@ -391,7 +396,12 @@ export const createRuntime = (
   return { api, ctx, start }
 }
 
-const COOKIE_CODES: Record<Category, string> = { measurement: "ms", marketing: "mk", functionality: "fn", experience: "ex" }
+const COOKIE_CODES: Record<Category, string> = {
+  measurement: "ms",
+  marketing: "mk",
+  functionality: "fn",
+  experience: "ex"
+}
 
 /**
  * The `svc_consent` cookie, readable by the site's server: `1.<fingerprint>.<code><0|1>....<givenAt s>`,

@@ -9,7 +9,8 @@ export type Delivery =
   /** Any other answer: the backend refused the request and a retry would be refused too. */
   | { kind: "refused"; status: number; code?: string; body: unknown }
 
-export const isRetryable = (status: number): boolean => status === 0 || status === 408 || status === 429 || status >= 500
+export const isRetryable = (status: number): boolean =>
+  status === 0 || status === 408 || status === 429 || status >= 500
 
 const readBody = async (response: Response): Promise<unknown> => {
   try {

@@ -21,15 +21,15 @@ export const renderBanner = (
   const prefix = optOutModel ? "optOut" : "banner"
   const buttons = optOutModel
     ? [
-        button(t("optOut.dismiss"), actions.dismiss, "alt"),
-        button(t("optOut.preferences"), actions.customize, "alt"),
-        button(t("optOut.doNotSell"), actions.optOut)
-      ]
+      button(t("optOut.dismiss"), actions.dismiss, "alt"),
+      button(t("optOut.preferences"), actions.customize, "alt"),
+      button(t("optOut.doNotSell"), actions.optOut)
+    ]
     : [
-        button(t("banner.customize"), actions.customize, "alt"),
-        button(t("banner.rejectAll"), actions.rejectAll),
-        button(t("banner.acceptAll"), actions.acceptAll)
-      ]
+      button(t("banner.customize"), actions.customize, "alt"),
+      button(t("banner.rejectAll"), actions.rejectAll),
+      button(t("banner.acceptAll"), actions.acceptAll)
+    ]
   const section = h(
     "section",
     {

@@ -157,7 +157,11 @@ export const consentUi = (addons: UiAddons = {}): Extension => {
   const showWidget = (): void => {
     if (!ctx.config.widget || widget) return
     whenBody(() => {
-      widget = h("button", { type: "button", class: "widget alt", onclick: () => openDialog("widget") }, t()("widget.label"))
+      widget = h(
+        "button",
+        { type: "button", class: "widget alt", onclick: () => openDialog("widget") },
+        t()("widget.label")
+      )
       mountRoot().append(widget)
     })
   }

@@ -3,7 +3,11 @@
 type Attr = string | number | boolean | undefined | null | ((event: Event) => void)
 type Child = Node | string | null | undefined | false
 
-export const h = (tag: string, attrs: Record<string, Attr> = {}, ...children: ReadonlyArray<Child | ReadonlyArray<Child>>): HTMLElement => {
+export const h = (
+  tag: string,
+  attrs: Record<string, Attr> = {},
+  ...children: ReadonlyArray<Child | ReadonlyArray<Child>>
+): HTMLElement => {
   const el = document.createElement(tag)
   for (const name of Object.keys(attrs)) {
     const value = attrs[name]

@@ -1,6 +1,7 @@
 // Keeps Tab and Shift+Tab inside an open modal dialog.
 
-const FOCUSABLE = 'button:not([disabled]),input:not([disabled]),select:not([disabled]),a[href],summary,[tabindex]:not([tabindex="-1"])'
+const FOCUSABLE =
+  'button:not([disabled]),input:not([disabled]),select:not([disabled]),a[href],summary,[tabindex]:not([tabindex="-1"])'
 
 export const focusables = (root: HTMLElement): Array<HTMLElement> =>
   Array.from(root.querySelectorAll<HTMLElement>(FOCUSABLE)).filter(

@@ -28,7 +28,9 @@ export const renderDialog = (
   const denied = ctx.gpcDenied()
   // Before a first choice, opt-in starts from the rule's preselection; afterwards from the current state.
   const checkedAtStart = (c: Category): boolean =>
-    state.status === "pending" && state.model !== "opt-out" ? (policy?.preselected ?? []).includes(c) : state.preferences[c]
+    state.status === "pending" && state.model !== "opt-out"
+      ? (policy?.preselected ?? []).includes(c)
+      : state.preferences[c]
   const vendorsOf = (c: Category): string =>
     ctx
       .knownVendors()
@@ -68,7 +70,12 @@ export const renderDialog = (
 
   const collect = (action: Action): Choices => {
     const choices: Choices = {}
-    for (const [c, input] of boxes) choices[c] = action === "accept_all" ? !input.disabled : action === "reject_all" ? false : input.checked
+    for (const [c, input] of boxes)
+      choices[c] = action === "accept_all"
+        ? !input.disabled
+        : action === "reject_all"
+        ? false
+        : input.checked
     for (const section of sections) section.collect(choices, action)
     return choices
   }

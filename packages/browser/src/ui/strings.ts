@@ -16,7 +16,8 @@ export const ENGLISH: Record<string, string> = {
   "optOut.dismiss": "OK",
   "optOut.preferences": "Preferences",
   "dialog.title": "Privacy preferences",
-  "dialog.description": "Choose which kinds of cookies and similar technologies this site may use. You can change this at any time.",
+  "dialog.description":
+    "Choose which kinds of cookies and similar technologies this site may use. You can change this at any time.",
   "dialog.save": "Save choices",
   "dialog.acceptAll": "Accept all",
   "dialog.rejectAll": "Reject all",
@@ -58,12 +59,12 @@ const lookup = (table: unknown, key: string): string | undefined => {
 }
 
 /** Page config first, then the backend's translations for the visitor's language, then English. */
-export const translator =
-  (config: SvcConfig, translations: Translations | undefined): Translate =>
-  (key, vars) => {
-    const text = lookup(config.translations, key) ?? lookup(translations, key) ?? ENGLISH[key] ?? key
-    return vars === undefined ? text : text.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m))
-  }
+export const translator = (config: SvcConfig, translations: Translations | undefined): Translate => (key, vars) => {
+  const text = lookup(config.translations, key) ?? lookup(translations, key) ?? ENGLISH[key] ?? key
+  return vars === undefined
+    ? text
+    : text.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m))
+}
 
 export const translatorFor = (config: SvcConfig, init: InitResponse | null): Translate =>
   translator(config, init?.translations)

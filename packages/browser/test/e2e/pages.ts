@@ -9,7 +9,8 @@ export interface PageOptions {
   before?: string
 }
 
-const html = (backendURL: string, o: PageOptions): string => `<!doctype html>
+const html = (backendURL: string, o: PageOptions): string =>
+  `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>svc test site</title>
 <script>
 window.svcConfig = ${JSON.stringify(o.config ?? {})};

@@ -4,7 +4,12 @@ const categories = ["measurement", "marketing", "functionality", "experience"] a
 export const testPolicyRules = [
   { id: "us-ca-opt-out", match: { regions: ["US-CA"] }, model: "opt-out", categories, gpcDenies: ["marketing"] },
   { id: "fr-iab", match: { countries: ["FR"] }, model: "iab", categories },
-  { id: "eu-opt-in", match: { countries: ["DE", "AT", "NL"] }, model: "opt-in", categories: ["measurement", "marketing"] },
+  {
+    id: "eu-opt-in",
+    match: { countries: ["DE", "AT", "NL"] },
+    model: "opt-in",
+    categories: ["measurement", "marketing"]
+  },
   { id: "rest-opt-out", match: { default: true }, model: "opt-out", categories, gpcDenies: ["marketing"] }
 ] as const
 
@@ -35,9 +40,21 @@ export const testGvl = {
     ].map((name, i) => [String(i + 1), { id: i + 1, name, description: name }])
   ),
   vendors: {
-    "2": { id: 2, name: "Captify", purposes: [1, 2, 3, 4], legIntPurposes: [7], urls: [{ langId: "en", privacy: "https://example.com/captify" }] },
+    "2": {
+      id: 2,
+      name: "Captify",
+      purposes: [1, 2, 3, 4],
+      legIntPurposes: [7],
+      urls: [{ langId: "en", privacy: "https://example.com/captify" }]
+    },
     "8": { id: 8, name: "Emerse", purposes: [1, 7], legIntPurposes: [], urls: [] },
-    "755": { id: 755, name: "Google Advertising Products", purposes: [1, 2, 3, 4, 7, 9, 10], legIntPurposes: [], urls: [] },
+    "755": {
+      id: 755,
+      name: "Google Advertising Products",
+      purposes: [1, 2, 3, 4, 7, 9, 10],
+      legIntPurposes: [],
+      urls: []
+    },
     "90": { id: 90, name: "Retired Vendor", purposes: [1], deletedDate: "2024-01-01T00:00:00Z" }
   }
 }

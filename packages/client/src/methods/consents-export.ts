@@ -53,7 +53,9 @@ const decodeRecord = Schema.decodeUnknownEither(StandardConsentRecord)
 const backendCodes: ReadonlySet<string> = new Set(Object.keys(ErrorStatus))
 
 const fail = (code: ConsentExportCode, message: string, extra: { status?: number; requestId?: string } = {}) =>
-  failure(new SvcError({ code, message, status: extra.status, requestId: extra.requestId })) as SvcFailure<ConsentExportCode>
+  failure(new SvcError({ code, message, status: extra.status, requestId: extra.requestId })) as SvcFailure<
+    ConsentExportCode
+  >
 
 const isoOf = (value: unknown, path: string, issues: Array<SvcIssue>): string | undefined => {
   if (value instanceof Date && Number.isFinite(value.getTime())) return value.toISOString()
@@ -155,7 +157,10 @@ async function* exportRecords(
         chunk = await reader.read()
       } catch (cause) {
         const code: ConsentExportCode = outer?.aborted === true ? "ABORTED" : "NETWORK_ERROR"
-        return yield fail(code, `The export stream broke off: ${String((cause as Error)?.message ?? cause)}`, { status, requestId })
+        return yield fail(code, `The export stream broke off: ${String((cause as Error)?.message ?? cause)}`, {
+          status,
+          requestId
+        })
       }
       buffered += chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true })
       let newline = buffered.indexOf("\n")

@@ -35,28 +35,33 @@ const check = endpointOf("consents", "check")
 
 export const consentMethods = (runtime: Runtime): { readonly check: ConsentCheckMethod } => ({
   check: <const T extends string>(input: ConsentCheckInput<T>, options?: SvcCallOptions) =>
-    callMethod<ConsentCheckData<T>, ConsentCheckCode>(runtime, { name: "consents.check", needsKey: true }, options, () => {
-      const shape = objectIssue(input, [], "externalId and types")
-      if (shape.length > 0) return shape
-      const typeIssues = checkTypeList(input.types, ["types"])
-      const types = typeIssues.length === 0 ? input.types : []
-      const urlParams = { externalId: input.externalId, type: types.join(",") }
-      const issues = [
-        ...checkPart(check.urlParamsSchema, urlParams).filter((issue) => issue.path[0] !== "type"),
-        ...typeIssues
-      ]
-      if (issues.length > 0) return issues
-      return {
-        auth: "required",
-        call: callOf("consents", "check", { urlParams }),
-        toData: (value) => {
-          const { results } = value as { readonly results: Readonly<Record<string, ConsentCheckResult>> }
-          const missing = types.find((type) => !Object.hasOwn(results, type))
-          // Every requested type has its entry (checked just above), so the record is keyed by T.
-          return missing === undefined
-            ? { data: { results: results as ConsentCheckData<T>["results"] } }
-            : `results: no entry for requested type ${missing}`
+    callMethod<ConsentCheckData<T>, ConsentCheckCode>(
+      runtime,
+      { name: "consents.check", needsKey: true },
+      options,
+      () => {
+        const shape = objectIssue(input, [], "externalId and types")
+        if (shape.length > 0) return shape
+        const typeIssues = checkTypeList(input.types, ["types"])
+        const types = typeIssues.length === 0 ? input.types : []
+        const urlParams = { externalId: input.externalId, type: types.join(",") }
+        const issues = [
+          ...checkPart(check.urlParamsSchema, urlParams).filter((issue) => issue.path[0] !== "type"),
+          ...typeIssues
+        ]
+        if (issues.length > 0) return issues
+        return {
+          auth: "required",
+          call: callOf("consents", "check", { urlParams }),
+          toData: (value) => {
+            const { results } = value as { readonly results: Readonly<Record<string, ConsentCheckResult>> }
+            const missing = types.find((type) => !Object.hasOwn(results, type))
+            // Every requested type has its entry (checked just above), so the record is keyed by T.
+            return missing === undefined
+              ? { data: { results: results as ConsentCheckData<T>["results"] } }
+              : `results: no entry for requested type ${missing}`
+          }
         }
       }
-    })
+    )
 })

@@ -34,30 +34,40 @@ const retry = endpointOf("events", "retryDelivery")
 
 export const eventMethods = (runtime: Runtime): EventMethods => ({
   listDeliveries: (input, options) =>
-    callMethod<DeliveryListData, DeliveryListCode>(runtime, { name: "events.listDeliveries", needsKey: true }, options, () => {
-      if (input !== undefined) {
-        const shape = objectIssue(input, [], "optional status, endpoint and limit")
-        if (shape.length > 0) return shape
+    callMethod<DeliveryListData, DeliveryListCode>(
+      runtime,
+      { name: "events.listDeliveries", needsKey: true },
+      options,
+      () => {
+        if (input !== undefined) {
+          const shape = objectIssue(input, [], "optional status, endpoint and limit")
+          if (shape.length > 0) return shape
+        }
+        const urlParams = defined({ status: input?.status, endpoint: input?.endpoint, limit: input?.limit })
+        const issues: Array<SvcIssue> = checkPart(list.urlParamsSchema, urlParams)
+        if (issues.length > 0) return issues
+        return {
+          auth: "required",
+          call: callOf("events", "listDeliveries", { urlParams }),
+          toData: (value) => ({ data: value as DeliveryListData })
+        }
       }
-      const urlParams = defined({ status: input?.status, endpoint: input?.endpoint, limit: input?.limit })
-      const issues: Array<SvcIssue> = checkPart(list.urlParamsSchema, urlParams)
-      if (issues.length > 0) return issues
-      return {
-        auth: "required",
-        call: callOf("events", "listDeliveries", { urlParams }),
-        toData: (value) => ({ data: value as DeliveryListData })
-      }
-    }),
+    ),
   retryDelivery: (id, options) =>
-    callMethod<DeliveryData, RetryDeliveryCode>(runtime, { name: "events.retryDelivery", needsKey: true }, options, () => {
-      const issues: Array<SvcIssue> = typeof id === "string"
-        ? checkPart(retry.pathSchema, { id })
-        : [{ path: ["id"], message: "must be a string" }]
-      if (issues.length > 0) return issues
-      return {
-        auth: "required",
-        call: callOf("events", "retryDelivery", { path: { id: encodeURIComponent(id) } }),
-        toData: (value) => ({ data: value as DeliveryData })
+    callMethod<DeliveryData, RetryDeliveryCode>(
+      runtime,
+      { name: "events.retryDelivery", needsKey: true },
+      options,
+      () => {
+        const issues: Array<SvcIssue> = typeof id === "string"
+          ? checkPart(retry.pathSchema, { id })
+          : [{ path: ["id"], message: "must be a string" }]
+        if (issues.length > 0) return issues
+        return {
+          auth: "required",
+          call: callOf("events", "retryDelivery", { path: { id: encodeURIComponent(id) } }),
+          toData: (value) => ({ data: value as DeliveryData })
+        }
       }
-    })
+    )
 })

@@ -62,7 +62,11 @@ export const experimentMethods = (runtime: Runtime): ExperimentMethods => ({
         to: wireDate(input?.to, ["to"], issues),
         domain
       })
-      issues.push(...checkPart(summary.urlParamsSchema, urlParams).filter((i) => !["from", "to", "domain"].includes(String(i.path[0]))))
+      issues.push(
+        ...checkPart(summary.urlParamsSchema, urlParams).filter((i) =>
+          !["from", "to", "domain"].includes(String(i.path[0]))
+        )
+      )
       if (issues.length > 0) return issues
       return {
         auth: "required",

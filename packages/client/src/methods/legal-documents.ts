@@ -61,30 +61,43 @@ export const legalDocumentMethods = (runtime: Runtime): LegalDocumentMethods => 
       if (issues.length > 0) return issues
       return {
         auth: "required",
-        call: callOf("legalDocuments", "publish", { path: { type }, payload: payload as typeof payload & { effectiveDate: Date } }),
+        call: callOf("legalDocuments", "publish", {
+          path: { type },
+          payload: payload as typeof payload & { effectiveDate: Date }
+        }),
         toData: (value) => ({ data: value as PublishData })
       }
     }),
 
   current: (type, options) =>
-    callMethod<CurrentLegalDocumentData, CurrentLegalDocumentCode>(runtime, { name: "legalDocuments.current", needsKey: false }, options, () => {
-      const issues = typeIssues(type)
-      if (issues.length > 0) return issues
-      return {
-        auth: "none",
-        call: callOf("legalDocuments", "current", { path: { type } }),
-        toData: (value) => ({ data: value as CurrentLegalDocumentData })
+    callMethod<CurrentLegalDocumentData, CurrentLegalDocumentCode>(
+      runtime,
+      { name: "legalDocuments.current", needsKey: false },
+      options,
+      () => {
+        const issues = typeIssues(type)
+        if (issues.length > 0) return issues
+        return {
+          auth: "none",
+          call: callOf("legalDocuments", "current", { path: { type } }),
+          toData: (value) => ({ data: value as CurrentLegalDocumentData })
+        }
       }
-    }),
+    ),
 
   list: (type, options) =>
-    callMethod<LegalDocumentListData, LegalDocumentListCode>(runtime, { name: "legalDocuments.list", needsKey: true }, options, () => {
-      const issues = typeIssues(type)
-      if (issues.length > 0) return issues
-      return {
-        auth: "required",
-        call: callOf("legalDocuments", "list", { path: { type } }),
-        toData: (value) => ({ data: value as LegalDocumentListData })
+    callMethod<LegalDocumentListData, LegalDocumentListCode>(
+      runtime,
+      { name: "legalDocuments.list", needsKey: true },
+      options,
+      () => {
+        const issues = typeIssues(type)
+        if (issues.length > 0) return issues
+        return {
+          auth: "required",
+          call: callOf("legalDocuments", "list", { path: { type } }),
+          toData: (value) => ({ data: value as LegalDocumentListData })
+        }
       }
-    })
+    )
 })

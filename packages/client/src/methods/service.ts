@@ -98,7 +98,8 @@ export const serviceMethods = (runtime: Runtime): ServiceMethods => ({
         call: callOf("policy", "manifest", { urlParams, headers }),
         toData: (value, response) => {
           const etag = response.headers["etag"] ?? null
-          if (response.status === 304) return { data: { status: "not-modified", etag: etag ?? input.ifNoneMatch ?? null } }
+          if (response.status === 304)
+            return { data: { status: "not-modified", etag: etag ?? input.ifNoneMatch ?? null } }
           return value === undefined
             ? "is empty, expected a manifest"
             : { data: { status: "modified", manifest: value as Manifest, etag } }

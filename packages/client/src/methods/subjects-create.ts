@@ -22,7 +22,9 @@ export type SaveConsentInput =
     readonly subjectId: string
     /** When the visitor acted (click time); stored as sent. */
     readonly givenAt: TimeValue
-    readonly receipts?: { readonly [K in keyof Receipts]?: { readonly value: boolean; readonly confirmedAt: TimeValue } } | undefined
+    readonly receipts?:
+      | { readonly [K in keyof Receipts]?: { readonly value: boolean; readonly confirmedAt: TimeValue } }
+      | undefined
     readonly vendorChoice?: {
       readonly grants: Readonly<Record<string, boolean>>
       readonly confirmedAt: TimeValue
@@ -44,7 +46,10 @@ export const prepareCreate = (input: SaveConsentInput): Payload | Array<SvcIssue
     for (const [category, receipt] of Object.entries(input.receipts)) {
       if (receipt === undefined) continue
       receipts[category] = isRecord(receipt)
-        ? { ...receipt, confirmedAt: dateOrMillis(receipt["confirmedAt"], ["receipts", category, "confirmedAt"], issues) }
+        ? {
+          ...receipt,
+          confirmedAt: dateOrMillis(receipt["confirmedAt"], ["receipts", category, "confirmedAt"], issues)
+        }
         : receipt
     }
   }

@@ -136,16 +136,21 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
     }),
 
   create: (input, options) =>
-    callMethod<CreateConsentData, CreateConsentCode>(runtime, { name: "subjects.create", needsKey: false }, options, () => {
-      const prepared = prepareCreate(input)
-      if (Array.isArray(prepared)) return prepared
-      const payload = prepared
-      return {
-        auth: "verify",
-        call: callOf("subjects", "create", { payload }),
-        toData: (value) => ({ data: value as CreateConsentData })
+    callMethod<CreateConsentData, CreateConsentCode>(
+      runtime,
+      { name: "subjects.create", needsKey: false },
+      options,
+      () => {
+        const prepared = prepareCreate(input)
+        if (Array.isArray(prepared)) return prepared
+        const payload = prepared
+        return {
+          auth: "verify",
+          call: callOf("subjects", "create", { payload }),
+          toData: (value) => ({ data: value as CreateConsentData })
+        }
       }
-    }),
+    ),
 
   list: (input, options) =>
     callMethod<SubjectListData, ListSubjectsCode>(runtime, { name: "subjects.list", needsKey: true }, options, () => {
@@ -162,27 +167,32 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
     }),
 
   export: (target, options) =>
-    callMethod<SubjectExportData, SubjectExportCode>(runtime, { name: "subjects.export", needsKey: true }, options, () => {
-      if (typeof target === "string") {
-        const issues = subjectPath(target, endpoints.exportSubject.pathSchema)
+    callMethod<SubjectExportData, SubjectExportCode>(
+      runtime,
+      { name: "subjects.export", needsKey: true },
+      options,
+      () => {
+        if (typeof target === "string") {
+          const issues = subjectPath(target, endpoints.exportSubject.pathSchema)
+          if (issues.length > 0) return issues
+          return {
+            auth: "required",
+            call: callOf("records", "exportSubject", { path: { id: target } }),
+            toData: (value) => ({ data: value as SubjectExportData })
+          }
+        }
+        const shape = objectIssue(target, [], "a subject id or { externalId }")
+        if (shape.length > 0) return shape
+        const urlParams = { externalId: target.externalId }
+        const issues = checkPart(endpoints.exportByExternalId.urlParamsSchema, urlParams)
         if (issues.length > 0) return issues
         return {
           auth: "required",
-          call: callOf("records", "exportSubject", { path: { id: target } }),
+          call: callOf("records", "exportByExternalId", { urlParams }),
           toData: (value) => ({ data: value as SubjectExportData })
         }
       }
-      const shape = objectIssue(target, [], "a subject id or { externalId }")
-      if (shape.length > 0) return shape
-      const urlParams = { externalId: target.externalId }
-      const issues = checkPart(endpoints.exportByExternalId.urlParamsSchema, urlParams)
-      if (issues.length > 0) return issues
-      return {
-        auth: "required",
-        call: callOf("records", "exportByExternalId", { urlParams }),
-        toData: (value) => ({ data: value as SubjectExportData })
-      }
-    }),
+    ),
 
   erase: (target, options) =>
     callMethod<ErasureData, ErasureCode>(runtime, { name: "subjects.erase", needsKey: true }, options, () => {

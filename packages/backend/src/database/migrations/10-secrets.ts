@@ -7,7 +7,9 @@ import { Effect } from "effect"
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const collation = sql.literal(sql.onDialectOrElse({ mysql: () => " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", orElse: () => "" }))
+  const collation = sql.literal(
+    sql.onDialectOrElse({ mysql: () => " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", orElse: () => "" })
+  )
   yield* sql`CREATE TABLE svc_secrets (
     name VARCHAR(64) NOT NULL PRIMARY KEY,
     value VARCHAR(255) NOT NULL,

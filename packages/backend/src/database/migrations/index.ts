@@ -19,7 +19,9 @@ import consentExpiredAt from "./16-consent-expired-at.js"
 import consentInsightIndex from "./17-consent-insight-index.js"
 
 /** Numbered migrations, one change each; a new one gets the next number and never edits an old one. */
-export const migrations: ReadonlyArray<readonly [id: number, name: string, run: Effect.Effect<void, unknown, SqlClient.SqlClient>]> = [
+export const migrations: ReadonlyArray<
+  readonly [id: number, name: string, run: Effect.Effect<void, unknown, SqlClient.SqlClient>]
+> = [
   [1, "subjects", subjects],
   [2, "consents", consents],
   [3, "legal-documents", legalDocuments],
