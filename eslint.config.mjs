@@ -1,7 +1,6 @@
 // Lint: rules that catch real problems (see docs/decisions.md, "Lint and format").
 // Formatting is not checked here but by eslint.format.config.mjs (`npm run format:check`).
 import js from "@eslint/js"
-import importX from "eslint-plugin-import-x"
 import tseslint from "typescript-eslint"
 
 // Files in tsconfig.test.json's program: linted with type information (one program for all of them).
@@ -20,7 +19,6 @@ export default tseslint.config(
   js.configs.recommended,
   tseslint.configs.recommended,
   {
-    plugins: { "import-x": importX },
     rules: {
       // TypeScript reports undefined names in .ts files; the few .mjs/.js files are build scripts.
       "no-undef": "off",
@@ -33,10 +31,9 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": "off",
       // Schema.Class and Context.Tag declarations need an empty interface merged with the class.
       "@typescript-eslint/no-empty-object-type": ["error", { allowInterfaces: "with-single-extends" }],
-      // Import hygiene: one import per module, imports first, no reaching into another package's
-      // build output or sources.
-      "import-x/no-duplicates": "error",
-      "import-x/first": "error",
+      // Import hygiene: one import per module (a separate `import type` allowed), no reaching into
+      // another package's build output or sources.
+      "no-duplicate-imports": ["error", { allowSeparateTypeImports: true }],
       "no-restricted-imports": ["error", {
         patterns: [
           {
@@ -58,14 +55,6 @@ export default tseslint.config(
       "@typescript-eslint/await-thenable": "error",
       "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { arguments: false, attributes: false } }]
     }
-  },
-  {
-    // What a package's code imports at run time must be in its own dependencies: the workspace
-    // hoists every package's dependencies, so a missing one works here and fails for a user.
-    // (browser/ bundles its dev dependencies into the script, so they count.)
-    files: ["packages/*/src/**/*.ts"],
-    ignores: ["packages/browser/src/**"],
-    rules: { "import-x/no-extraneous-dependencies": ["error", { devDependencies: false, includeTypes: false }] }
   },
   {
     files: ["packages/*/src/**/*.ts"],
@@ -106,6 +95,6 @@ export default tseslint.config(
   {
     // README fragments: a block may show its imports next to the code that needs them.
     files: ["examples/*.ts"],
-    rules: { "import-x/first": "off", "import-x/no-duplicates": "off" }
+    rules: { "no-duplicate-imports": "off" }
   }
 )
