@@ -15,6 +15,8 @@ export interface RequestContext {
   readonly userAgent: string | undefined
   /** Global Privacy Control: `Sec-GPC: 1`. */
   readonly gpc: boolean
+  /** The visitor's country from the edge's location headers, as /init reads them; `null` when none. */
+  readonly country: string | null
   /**
    * Fields a service adds to the request's single log line (and so to the metrics read from it);
    * `undefined` outside the edge.

@@ -306,7 +306,8 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
           surface: body.surface ?? null,
           timeToDecisionMs: body.timeToDecisionMs ?? null,
           gpc: encodeGpcProof(gpc.proof),
-          ...signalStrings
+          ...signalStrings,
+          country: context.country
         }
         // One transaction: the subject (with its link) and the act land together or not at all.
         // Both inserts skip an existing row rather than raise, so nothing aborts the transaction.

@@ -62,6 +62,8 @@ export interface NewConsentRow {
   readonly gppString: string | null
   readonly gppSectionIds: string | null
   readonly tcString: string | null
+  /** ISO 3166-1 alpha-2, from the request's location headers; not personal, kept on erasure. */
+  readonly country: string | null
 }
 
 /** SQL of `svc_consents`. Every query is scoped to the instance's tenant (`''` without one). */
@@ -85,12 +87,13 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
       const insert = sql`INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
           created_at, preferences, receipts, vendor_choice, policy_id, policy_fingerprint, runtime_policy_source,
           legal_release_id, ip_address, user_agent, journey_id, experiment_id, experiment_arm, action, surface,
-          time_to_decision_ms, gpc, gpp_string, gpp_section_ids, tc_string)
+          time_to_decision_ms, gpc, gpp_string, gpp_section_ids, tc_string, country)
         VALUES (${row.id}, ${row.tenantId}, ${row.subjectId}, ${row.actKey}, ${row.actDigest}, ${row.type}, ${row.domain},
           ${row.givenAt}, ${row.createdAt}, ${row.preferences}, ${row.receipts}, ${row.vendorChoice}, ${row.policyId},
           ${row.policyFingerprint}, ${row.runtimePolicySource}, ${row.legalReleaseId}, ${row.ipAddress}, ${row.userAgent},
           ${row.journeyId}, ${row.experimentId}, ${row.experimentArm}, ${row.action}, ${row.surface},
-          ${row.timeToDecisionMs}, ${row.gpc}, ${row.gppString}, ${row.gppSectionIds}, ${row.tcString})`
+          ${row.timeToDecisionMs}, ${row.gpc}, ${row.gppString}, ${row.gppSectionIds}, ${row.tcString},
+          ${row.country})`
       return sql.onDialectOrElse({
         mysql: () => sql`INSERT IGNORE ${insert}`.raw,
         orElse: () => sql`INSERT ${insert} ON CONFLICT DO NOTHING`.raw

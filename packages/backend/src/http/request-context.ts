@@ -5,6 +5,7 @@ import type { RequestContext } from "../access/request-context.js"
 import type { ResolvedConfig } from "../config/resolved.js"
 import { bearerToken } from "./bearer.js"
 import { clientIp } from "./client-ip.js"
+import { requestLocation } from "./location.js"
 import { wideEventOf } from "./wide-event.js"
 
 /** `Sec-GPC: 1` (the header browsers with GPC on send with every request). */
@@ -29,6 +30,7 @@ export const requestContextOf = (
     ipAddress: clientIp(config.ipAddress, headers, Option.getOrUndefined(request.remoteAddress)),
     userAgent: headers["user-agent"],
     gpc: gpcHeader(headers),
+    country: requestLocation(headers).country,
     logFields: wideEventOf(request)
   }
 }

@@ -17,6 +17,7 @@ import eventDeliveryEventIndex from "./14-event-delivery-event-index.js"
 import consentSignalStrings from "./15-consent-signal-strings.js"
 import consentExpiredAt from "./16-consent-expired-at.js"
 import consentInsightIndex from "./17-consent-insight-index.js"
+import consentCountry from "./18-consent-country.js"
 
 /** Numbered migrations, one change each; a new one gets the next number and never edits an old one. */
 export const migrations: ReadonlyArray<
@@ -38,7 +39,8 @@ export const migrations: ReadonlyArray<
   [14, "event-delivery-event-index", eventDeliveryEventIndex],
   [15, "consent-signal-strings", consentSignalStrings],
   [16, "consent-expired-at", consentExpiredAt],
-  [17, "consent-insight-index", consentInsightIndex]
+  [17, "consent-insight-index", consentInsightIndex],
+  [18, "consent-country", consentCountry]
 ]
 
 /** A migration step that failed: which one, and the driver's reason (never the connection URL). */
