@@ -52,11 +52,13 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
           ...(action === "unknown" ? {} : { action }),
           ...(i < 4 ? { experiment: { id: "banner-2026", arm: i % 2 === 0 ? "control" : "compact" } } : {})
         })
-        const answer = await save(
-          server,
-          body,
-          i % 4 === 0 ? { "sec-gpc": "1", "cf-ipcountry": "US" } : { "cf-ipcountry": d % 2 === 0 ? "DE" : "US" }
-        )
+        // Location as /init reads it: other edge headers, lower case, Cloudflare's unknown `XX`, none.
+        const location = i === 5
+          ? d % 2 === 0 ? {} : { "x-vercel-ip-country": " fr " }
+          : i === 3 && d === 0
+          ? { "cf-ipcountry": "XX" }
+          : { "cf-ipcountry": d % 2 === 0 ? "DE" : "US" }
+        const answer = await save(server, body, i % 4 === 0 ? { "sec-gpc": "1", "cf-ipcountry": "US" } : location)
         expect(answer.status, JSON.stringify(answer.body)).toBe(200)
         subjects.push(answer.body.subjectId)
       }
@@ -81,7 +83,7 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
 
     // The truth: the rows themselves.
     const rows = await server.db().query(
-      "SELECT given_at, action, policy_id, gpc, domain, experiment_id, experiment_arm FROM svc_consents WHERE tenant_id = ? AND type = ?",
+      "SELECT given_at, action, policy_id, gpc, domain, experiment_id, experiment_arm, country FROM svc_consents WHERE tenant_id = ? AND type = ?",
       ["acme", "cookie_banner"]
     ) as Array<{
       given_at: number | string
@@ -91,6 +93,7 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
       domain: string
       experiment_id: string | null
       experiment_arm: string | null
+      country: string | null
     }>
     expect(rows.length).toBe(30)
     for (let d = 0; d <= 6; d++) {
@@ -114,6 +117,24 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
         `<tr data-policy="${policy}"><th scope="row">${policy}</th><td>${mine.length}</td><td>${accepted}</td>`
       )
     }
+    // Per country: the country /init would resolve from the save's headers, or unknown.
+    expect(new Set(rows.map((r) => r.country))).toEqual(new Set(["DE", "US", "FR", null]))
+    for (const country of new Set(rows.map((r) => r.country))) {
+      const mine = rows.filter((r) => r.country === country)
+      const accepted = mine.filter((r) => r.action === "accept_all").length
+      const key = country ?? "unknown"
+      expect(html).toContain(
+        `<tr data-country="${key}"><th scope="row">${
+          country ?? "Unknown"
+        }</th><td>${mine.length}</td><td>${accepted}</td>`
+      )
+    }
+    // Countries by decisions, most first, then the unknown ones.
+    const countryOrder = [...html.matchAll(/<tr data-country="([^"]+)">/g)].map((m) => m[1])
+    const decisionsOf = (c: string | undefined) => rows.filter((r) => (r.country ?? "unknown") === c).length
+    expect(countryOrder.at(-1)).toBe("unknown")
+    const named = countryOrder.slice(0, -1)
+    expect(named.map(decisionsOf)).toEqual(named.map(decisionsOf).sort((a, b) => b - a))
     const withGpc = rows.filter((r) => r.gpc !== null).length
     expect(withGpc).toBeGreaterThan(0)
     expect(html).toContain(`(${withGpc} of ${rows.length})`)
@@ -138,6 +159,12 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
         .text()
     expect(shop).toContain(
       `<p class="kpi" id="total-decisions">${rows.filter((r) => r.domain === "shop.example").length}</p>`
+    )
+    const shopDe = rows.filter((r) => r.domain === "shop.example" && r.country === "DE")
+    expect(shop).toContain(
+      `<tr data-country="DE"><th scope="row">DE</th><td>${shopDe.length}</td><td>${
+        shopDe.filter((r) => r.action === "accept_all").length
+      }</td>`
     )
     const none = await server.fetch(`/insight?from=${from}&to=${to}&domain=nowhere.example`, {
       headers: bearer(API_KEY)

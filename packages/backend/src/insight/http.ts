@@ -7,7 +7,7 @@ import { ApiKeys } from "../access/api-keys.js"
 import { bearerToken } from "../http/bearer.js"
 import { errorResponse } from "../http/error-response.js"
 import { RateLimits } from "../limits/rate-limits.js"
-import { ACTIONS, type Action, type InsightData, renderInsight, renderLogin } from "./page.js"
+import { ACTIONS, type Action, type InsightData, renderInsight, renderLogin, TOP_COUNTRIES } from "./page.js"
 import { InsightRepo } from "./repository.js"
 import { makeInsightSessions } from "./session.js"
 
@@ -65,8 +65,8 @@ export const InsightRoutesLive = Layer.unwrapEffect(
     const load = (fromMs: number, toMs: number, domain: string | null) =>
       Effect.gen(function*() {
         const scope = { tenantId: config.tenantId ?? "", fromMs, toMs, domain }
-        const [totals, releaseRows] = yield* orDatabaseError(
-          Effect.all([repo.totals(scope), repo.latestReleases(scope.tenantId)])
+        const [totals, countryRows, releaseRows] = yield* orDatabaseError(
+          Effect.all([repo.totals(scope), repo.countries(scope), repo.latestReleases(scope.tenantId)])
         )
         // The experiments with the most decisions in the period, then the summary service (the same
         // numbers as GET /experiments/:id/summary) for each.
@@ -110,6 +110,27 @@ export const InsightRoutesLive = Layer.unwrapEffect(
             rules.set(name, rule)
           }
         }
+        const known = countryRows.filter((row) => row.country !== null)
+          .sort((a, b) => b.decisions - a.decisions || (a.country! < b.country! ? -1 : 1))
+        const rest = known.slice(TOP_COUNTRIES)
+        const unknown = countryRows.find((row) => row.country === null)
+        const countries: InsightData["countries"] = [
+          ...known.slice(0, TOP_COUNTRIES).map((row) => ({
+            country: row.country!,
+            decisions: row.decisions,
+            acceptAll: row.acceptAll
+          })),
+          ...(rest.length === 0 ? [] : [{
+            country: "other" as const,
+            decisions: rest.reduce((sum, row) => sum + row.decisions, 0),
+            acceptAll: rest.reduce((sum, row) => sum + row.acceptAll, 0)
+          }]),
+          ...(unknown === undefined ? [] : [{
+            country: "unknown" as const,
+            decisions: unknown.decisions,
+            acceptAll: unknown.acceptAll
+          }])
+        ]
         const data: InsightData = {
           from: isoDay(fromMs),
           to: isoDay(toMs - DAY_MS),
@@ -117,6 +138,7 @@ export const InsightRoutesLive = Layer.unwrapEffect(
           tenant: config.tenantId ?? null,
           days: [...byDay].map(([d, counts]) => ({ date: isoDay(d * DAY_MS), counts })),
           rules: [...rules].sort(([a], [b]) => a.localeCompare(b)).map(([policy, r]) => ({ policy, ...r })),
+          countries,
           gpc,
           experiments,
           releases: releaseRows.map((r) => ({

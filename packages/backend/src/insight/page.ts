@@ -31,6 +31,13 @@ export interface InsightData {
   /** One entry per day of the period (ISO date), zeros included. */
   readonly days: ReadonlyArray<{ readonly date: string; readonly counts: Readonly<Record<Action, number>> }>
   readonly rules: ReadonlyArray<{ readonly policy: string; readonly decisions: number; readonly acceptAll: number }>
+  /**
+   * The top countries by decisions (ISO 3166-1 alpha-2), then `other` (the rest summed) and
+   * `unknown` (saves without a location header), each only when it has decisions.
+   */
+  readonly countries: ReadonlyArray<
+    { readonly country: string; readonly decisions: number; readonly acceptAll: number }
+  >
   readonly gpc: { readonly decisions: number; readonly withGpc: number }
   readonly experiments: ReadonlyArray<{
     readonly id: string
@@ -86,6 +93,25 @@ const releasesSection = (releases: InsightData["releases"]) =>
         ).join("")
       }</tbody></table></div>`
   }</section>`
+
+/** Countries shown by name on the page; the rest are summed as one row. */
+export const TOP_COUNTRIES = 10
+const COUNTRY_LABELS: Record<string, string> = { other: "Other countries", unknown: "Unknown" }
+
+const countriesSection = (countries: InsightData["countries"]) =>
+  `<section aria-labelledby="countries-h"><h2 id="countries-h">Accept rate per country</h2>
+<div class="scroll"><table id="countries"><thead><tr><th scope="col">Country</th><th scope="col">Decisions</th><th scope="col">Accept all</th><th scope="col">Accept rate</th></tr></thead>
+<tbody>${
+    countries.length === 0
+      ? `<tr><td colspan="4">No decisions in this period.</td></tr>`
+      : countries.map((c) =>
+        `<tr data-country="${escape(c.country)}"><th scope="row">${
+          escape(COUNTRY_LABELS[c.country] ?? c.country)
+        }</th><td>${c.decisions}</td><td>${c.acceptAll}</td><td>${percent(c.acceptAll, c.decisions)}</td></tr>`
+      ).join("")
+  }</tbody></table></div>
+<p class="note">The visitor's country as the edge's location headers gave it when the choice was saved; "Unknown" when none was sent. The ${TOP_COUNTRIES} countries with the most decisions are named; the rest are summed as "Other countries".</p>
+</section>`
 
 const escape = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
@@ -218,8 +244,8 @@ export const renderInsight = (data: InsightData): string => {
         }</th><td>${r.decisions}</td><td>${r.acceptAll}</td><td>${percent(r.acceptAll, r.decisions)}</td></tr>`
       ).join("")
   }</tbody></table></div>
-<p class="note">Per country: svc does not store the visitor's country with a consent record (only the rule it was matched to), so the accept rate is shown per rule, which is how countries are grouped in the manifest.</p>
 </section>
+${countriesSection(data.countries)}
 <section aria-labelledby="gpc-h"><h2 id="gpc-h">Global Privacy Control</h2>
 <p class="kpi" id="gpc-share">${percent(data.gpc.withGpc, data.gpc.decisions)}</p>
 <p class="note">of decisions were made with a GPC signal honoured (${data.gpc.withGpc} of ${data.gpc.decisions}).</p>

@@ -33,6 +33,14 @@ const TotalRow = Schema.Struct({
 })
 export type TotalRow = typeof TotalRow.Type
 
+/** Decisions per visitor country (`null`: none was known at save), and how many accepted all. */
+const CountryRow = Schema.Struct({
+  country: Schema.NullOr(Schema.String),
+  decisions: SqlNumber,
+  acceptAll: SqlNumber
+})
+export type CountryRow = typeof CountryRow.Type
+
 const ReleaseRow = Schema.Struct({
   type: Schema.String,
   version: Schema.String,
@@ -94,6 +102,19 @@ export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/Ins
             WHERE experiment_id IS NOT NULL GROUP BY experiment_id`
     })
 
+    /**
+     * The period's decisions per country: one grouped statement beside `totals`, over the same
+     * period (the country is not in the insight index, so this one reads the period's rows).
+     */
+    const countries = SqlSchema.findAll({
+      Request: InsightScope,
+      Result: CountryRow,
+      execute: (scope) =>
+        sql`SELECT country, COUNT(*) AS decisions,
+            SUM(CASE WHEN action = ${"accept_all"} THEN 1 ELSE 0 END) AS ${sql("acceptAll")}
+          FROM svc_consents WHERE ${where(scope)} GROUP BY country`
+    })
+
     /** The latest legal-document publishes of the tenant (index `(tenant_id, type, created_at)`). */
     const latestReleases = SqlSchema.findAll({
       Request: Schema.String,
@@ -103,6 +124,6 @@ export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/Ins
           FROM svc_legal_documents WHERE tenant_id = ${tenantId} ORDER BY created_at DESC, id LIMIT 8`
     })
 
-    return { totals, latestReleases } as const
+    return { totals, countries, latestReleases } as const
   })
 }) {}
