@@ -177,6 +177,38 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
     expect(html).not.toContain("<script")
   })
 
+  it("names the ten countries with most decisions, sums the rest, and keeps the country through erasure", async () => {
+    const domain = "countries.example"
+    const named = ["AT", "BE", "CH", "DK", "ES", "FI", "GB", "IE", "IT", "NL"]
+    const saved: Array<string> = []
+    for (const [country, times] of [...named.map((c) => [c, 2] as const), ["PL", 1] as const, ["SE", 1] as const]) {
+      for (let i = 0; i < times; i++) {
+        const answer = await save(
+          server,
+          cookieSave({
+            givenAt: today + 7_200_000 + saved.length * 1000,
+            domain,
+            preferences: allPreferences(i === 0 && country !== "SE"),
+            action: i === 0 && country !== "SE" ? "accept_all" : "reject_all"
+          }),
+          { "cf-ipcountry": country }
+        )
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+        saved.push(answer.body.subjectId)
+      }
+    }
+    // Erasure keeps the country: it is not personal data.
+    expect((await call(server, "DELETE", `/subjects/${saved[0]}`, undefined, bearer(API_KEY))).status).toBe(200)
+    const html = await (await server.fetch(`/insight?from=${isoDay(today)}&to=${isoDay(today)}&domain=${domain}`, {
+      headers: bearer(API_KEY)
+    })).text()
+    expect([...html.matchAll(/<tr data-country="([^"]+)">/g)].map((m) => m[1])).toEqual([...named, "other"])
+    for (const country of named) {
+      expect(html).toContain(`<tr data-country="${country}"><th scope="row">${country}</th><td>2</td><td>1</td>`)
+    }
+    expect(html).toContain(`<tr data-country="other"><th scope="row">Other countries</th><td>2</td><td>1</td>`)
+  })
+
   it("refuses a bad period with 400 and the spec's body", async () => {
     for (const query of ["from=2025-02-01&to=2025-01-01", "from=2023-01-01&to=2025-01-02",
       "from=yesterday&to=2025-01-01", "from=2025-02-30&to=2025-03-01"])
