@@ -8,16 +8,11 @@ export default defineConfig({
       // measurement, functionality_storage ← functionality, personalization_storage ← experience,
       // security_storage ← necessary (always granted)
       mapping: { personalization_storage: "functionality" },
-      waitForUpdate: 500 // ms, the default
+      waitForUpdate: 500                              // ms, the default
     },
     policyRules: [
-      {
-        id: "eu",
-        match: { countries: ["DE", "FR"] },
-        model: "opt-in",
-        categories: ["measurement", "marketing"],
-        consentMode: { ad_user_data: "measurement" }
-      } // this rule's own overrides
+      { id: "eu", match: { countries: ["DE", "FR"] }, model: "opt-in", categories: ["measurement", "marketing"],
+        consentMode: { ad_user_data: "measurement" } }  // this rule's own overrides
     ]
   }
 })

@@ -13,10 +13,7 @@ const KafkaSink = Layer.succeed(EventSinks, [{
   accepts: (type) => type !== "legal_document.published",
   deliver: (event) =>
     Effect.tryPromise(() => producer.send({ topic: "consent", messages: [{ key: event.id, value: event.body }] })).pipe(
-      Effect.match({
-        onFailure: () => new RetryLater({ reason: "kafka unavailable" }),
-        onSuccess: () => new Delivered({})
-      })
+      Effect.match({ onFailure: () => new RetryLater({ reason: "kafka unavailable" }), onSuccess: () => new Delivered({}) })
     )
 }])
 

@@ -16,11 +16,7 @@ export async function publishPrivacyPolicy(options: {
   const hash = createHash("sha256").update(options.text).digest("hex")
   // unwrap throws the SvcError, which fails the CI job with its code and message.
   const { policy } = await unwrap(
-    svc.legalDocuments.publish("privacy_policy", {
-      version: options.version,
-      hash,
-      effectiveDate: options.effectiveDate
-    })
+    svc.legalDocuments.publish("privacy_policy", { version: options.version, hash, effectiveDate: options.effectiveDate })
   )
   return policy
 }
