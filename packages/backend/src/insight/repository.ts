@@ -104,7 +104,7 @@ export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/Ins
 
     /**
      * The period's decisions per country: one grouped statement beside `totals`, over the same
-     * period (the country is not in the insight index, so this one reads the period's rows).
+     * period, read from the same index (migration 18 put `country` in it).
      */
     const countries = SqlSchema.findAll({
       Request: InsightScope,
