@@ -19,28 +19,35 @@ const proxy = target === undefined
   ? undefined
   : await startTcpProxy({ host: target.hostname, port: Number(target.port || 4222) })
 
-describe.runIf(NATS_URL !== undefined).each(dialects)("events to NATS JetStream [%s]", (dialect) => {
+/** Fast delivery rounds, so the tests see outcomes within a second. */
+const delivery = { pollIntervalMs: 20, timeoutMs: 500, leaseMs: 5_000, retry: { baseDelayMs: 50, maxDelayMs: 200 } }
+
+/**
+ * A fresh JetStream stream for the enclosing `describe` (made after `before`, deleted after), and
+ * the test's own connection to NATS for reading it.
+ */
+const useStream = (before: () => Promise<void> = async () => {}) => {
   const name = `SVC_T_${randomBytes(4).toString("hex").toUpperCase()}`
   const subject = `svc_t.${name.toLowerCase()}.events`
-  let nc: NatsConnection
+  let nc: NatsConnection | undefined
   beforeAll(async () => {
+    await before()
     nc = await connect({ servers: NATS_URL!, timeout: 2_000 })
-    const jsm = await jetstreamManager(nc)
-    await jsm.streams.add({ name, subjects: [subject] })
+    await (await jetstreamManager(nc)).streams.add({ name, subjects: [subject] })
   })
   afterAll(async () => {
     if (nc === undefined) return
     await (await jetstreamManager(nc)).streams.delete(name).catch(() => undefined)
     await nc.close()
   })
-  const server = useServer(dialect, {
-    events: {
-      nats: { servers: proxy!.url(), subject },
-      delivery: { pollIntervalMs: 20, timeoutMs: 500, leaseMs: 5_000, retry: { baseDelayMs: 50, maxDelayMs: 200 } }
-    }
-  })
+  return { name, subject, connection: () => nc! }
+}
+
+describe.runIf(NATS_URL !== undefined).each(dialects)("events to NATS JetStream [%s]", (dialect) => {
+  const { connection, name, subject } = useStream()
+  const server = useServer(dialect, { events: { nats: { servers: proxy!.url(), subject }, delivery } })
   const streamIds = async () => {
-    const jsm = await jetstreamManager(nc)
+    const jsm = await jetstreamManager(connection())
     const info = await jsm.streams.info(name)
     const ids: Array<string> = []
     for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
@@ -103,25 +110,9 @@ const late = target === undefined
 describe.runIf(NATS_URL !== undefined).each(dialects)(
   "events to NATS JetStream unreachable at start [%s]",
   (dialect) => {
-    const name = `SVC_T_${randomBytes(4).toString("hex").toUpperCase()}`
-    const subject = `svc_t.${name.toLowerCase()}.events`
-    let nc: NatsConnection
-    beforeAll(async () => {
-      await late!.stop()
-      nc = await connect({ servers: NATS_URL!, timeout: 2_000 })
-      await (await jetstreamManager(nc)).streams.add({ name, subjects: [subject] })
-    })
-    afterAll(async () => {
-      if (nc === undefined) return
-      await (await jetstreamManager(nc)).streams.delete(name).catch(() => undefined)
-      await nc.close()
-    })
-    const server = useServer(dialect, {
-      events: {
-        nats: { servers: late!.url(), subject },
-        delivery: { pollIntervalMs: 20, timeoutMs: 500, leaseMs: 5_000, retry: { baseDelayMs: 50, maxDelayMs: 200 } }
-      }
-    })
+    // The proxy is closed before the server starts: svc starts with NATS unreachable.
+    const { connection, name, subject } = useStream(() => late!.stop())
+    const server = useServer(dialect, { events: { nats: { servers: late!.url(), subject }, delivery } })
 
     it("serves and keeps the events in the outbox until NATS is reachable, then publishes them", async () => {
       const bodies = Array.from({ length: 5 }, () => cookieSave())
@@ -149,10 +140,10 @@ describe.runIf(NATS_URL !== undefined).each(dialects)(
         "published once NATS is reachable"
       )
       const stored = (await server.db().query("SELECT id FROM svc_events")).map((r) => String(r.id))
-      const info = await (await jetstreamManager(nc)).streams.info(name)
+      const info = await (await jetstreamManager(connection())).streams.info(name)
       const published: Array<string> = []
       for (let seq = info.state.first_seq; info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
-        const msg = await (await jetstreamManager(nc)).streams.getMessage(name, { seq })
+        const msg = await (await jetstreamManager(connection())).streams.getMessage(name, { seq })
         if (msg !== null) published.push(msg.header.get("Nats-Msg-Id"))
       }
       expect(new Set(published)).toEqual(new Set(stored))
