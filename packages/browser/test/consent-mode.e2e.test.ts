@@ -1,47 +1,18 @@
 // Google Consent Mode v2 in Chromium: the exact gtag commands the bundles push to window.dataLayer.
 // Chromium (/usr/bin/chromium) is required in CI (CI=true); elsewhere the suite is skipped with a warning.
-import { startServer } from "@svc/server"
-import { existsSync } from "node:fs"
-import { chromium, type Browser, type Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startSite } from "./e2e/pages.js"
+import type { Page } from "playwright-core"
+import { describe, expect, it } from "vitest"
+import { runBrowserTests, useChromiumSite } from "./e2e/chromium-site.js"
 import { testPolicyRules } from "./e2e/policy-rules.js"
-
-const CHROMIUM = "/usr/bin/chromium"
-const runBrowserTests = existsSync(CHROMIUM) || process.env.CI === "true"
 
 // The EU rule maps personalization_storage to functionality instead of experience (a per-rule override).
 const policyRules = testPolicyRules.map((rule) =>
   rule.id === "eu-opt-in" ? { ...rule, consentMode: { personalization_storage: "functionality" } } : rule
 )
 
-let browser: Browser
-let server: Awaited<ReturnType<typeof startServer>>
-let site: Awaited<ReturnType<typeof startSite>>
-
-beforeAll(async () => {
-  if (!runBrowserTests) return
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run"]
-  })
-  server = await startServer(
-    {
-      database: { dialect: "sqlite", url: ":memory:" },
-      trustedOrigins: ["*"],
-      manifest: { policyRules, iab: { enabled: true, cmpId: 12 }, consentMode: { waitForUpdate: 700 } } as never,
-      observability: { requests: "none" }
-    },
-    { port: 0, host: "127.0.0.1" }
-  )
-  site = await startSite(server.url)
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await site?.close()
-  await server?.close()
-})
+const env = useChromiumSite(
+  { policyRules, iab: { enabled: true, cmpId: 12 }, consentMode: { waitForUpdate: 700 } } as never
+)
 
 type Value = "granted" | "denied"
 const g: Value = "granted"
@@ -81,13 +52,13 @@ const resolved = (page: Page) => page.waitForFunction(() => (window as any).svc?
 
 describe.runIf(runBrowserTests)("Google Consent Mode v2 in Chromium", () => {
   it("opt-in: denied defaults before /init, the rule's update when it resolves, granted on accept, and again on hydration", async () => {
-    const context = await browser.newContext()
+    const context = await env.browser.newContext()
     const page = await context.newPage()
     // The page's own dataLayer is kept; each push notes whether /init had answered by then.
     const before = `window.dataLayer = [{ event: "page" }]; window.initAtPush = [];
       const push = window.dataLayer.push.bind(window.dataLayer);
       window.dataLayer.push = (...a) => { window.initAtPush.push(window.svc && window.svc.init != null); return push(...a) };`
-    await page.goto(site.page({ bundle: "svc.headless.js", config: { country: "DE" }, before }))
+    await page.goto(env.site.page({ bundle: "svc.headless.js", config: { country: "DE" }, before }))
     await resolved(page)
     const [pageEntry, ...pushed] = await dataLayer(page)
     expect(pageEntry).toEqual([])
@@ -121,9 +92,9 @@ describe.runIf(runBrowserTests)("Google Consent Mode v2 in Chromium", () => {
   })
 
   it("opt-out: granted until the visitor opts out of sale and sharing", async () => {
-    const context = await browser.newContext()
+    const context = await env.browser.newContext()
     const page = await context.newPage()
-    await page.goto(site.page({ bundle: "svc.headless.js", config: { country: "US", region: "CA" } }))
+    await page.goto(env.site.page({ bundle: "svc.headless.js", config: { country: "US", region: "CA" } }))
     await resolved(page)
     expect(await dataLayer(page)).toEqual([...defaults(false), update(g, g, g, g)])
     await page.evaluate(() => (window as any).svc.optOut())
@@ -132,12 +103,12 @@ describe.runIf(runBrowserTests)("Google Consent Mode v2 in Chromium", () => {
   })
 
   it("GPC: the defaults already deny what the rules' gpcDenies name, and so does every update", async () => {
-    const context = await browser.newContext()
+    const context = await env.browser.newContext()
     await context.addInitScript(() =>
       Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true })
     )
     const page = await context.newPage()
-    await page.goto(site.page({ bundle: "svc.headless.js", config: { country: "US", region: "CA" } }))
+    await page.goto(env.site.page({ bundle: "svc.headless.js", config: { country: "US", region: "CA" } }))
     await resolved(page)
     expect(await dataLayer(page)).toEqual([...defaults(true), update(d, g, g, g)])
     // Accepting everything cannot grant what GPC denies.
@@ -148,16 +119,16 @@ describe.runIf(runBrowserTests)("Google Consent Mode v2 in Chromium", () => {
 
   it("the full and IAB bundles push the same defaults; a page can turn Consent Mode off", async () => {
     for (const bundle of ["svc.js", "svc.iab.js"] as const) {
-      const context = await browser.newContext()
+      const context = await env.browser.newContext()
       const page = await context.newPage()
-      await page.goto(site.page({ bundle, config: { country: "DE", ui: false } }))
+      await page.goto(env.site.page({ bundle, config: { country: "DE", ui: false } }))
       await resolved(page)
       expect(await dataLayer(page), bundle).toEqual([...defaults(false), update(d, d, d, d)])
       await context.close()
     }
-    const context = await browser.newContext()
+    const context = await env.browser.newContext()
     const page = await context.newPage()
-    await page.goto(site.page({ bundle: "svc.headless.js", config: { country: "DE", consentMode: false } }))
+    await page.goto(env.site.page({ bundle: "svc.headless.js", config: { country: "DE", consentMode: false } }))
     await resolved(page)
     expect(await page.evaluate(() => (window as any).dataLayer)).toBeUndefined()
     await context.close()

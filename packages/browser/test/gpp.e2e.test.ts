@@ -1,43 +1,12 @@
 // The IAB bundle's `__gpp` (GPP CMP API v1.1) in Chromium: the usnat section for opt-out rules in the US.
 // Chromium (/usr/bin/chromium) is required in CI (CI=true); elsewhere the suite is skipped with a warning.
 import { GppModel } from "@iabgpp/cmpapi"
-import { startServer } from "@svc/server"
-import { existsSync } from "node:fs"
-import { chromium, type Browser, type Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startSite } from "./e2e/pages.js"
+import type { Page } from "playwright-core"
+import { describe, expect, it } from "vitest"
+import { runBrowserTests, useChromiumSite } from "./e2e/chromium-site.js"
 import { testPolicyRules } from "./e2e/policy-rules.js"
 
-const CHROMIUM = "/usr/bin/chromium"
-const runBrowserTests = existsSync(CHROMIUM) || process.env.CI === "true"
-
-let browser: Browser
-let server: Awaited<ReturnType<typeof startServer>>
-let site: Awaited<ReturnType<typeof startSite>>
-
-beforeAll(async () => {
-  if (!runBrowserTests) return
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run"]
-  })
-  server = await startServer(
-    {
-      database: { dialect: "sqlite", url: ":memory:" },
-      trustedOrigins: ["*"],
-      manifest: { policyRules: testPolicyRules, iab: { enabled: true, cmpId: 12 } } as never,
-      observability: { requests: "none" }
-    },
-    { port: 0, host: "127.0.0.1" }
-  )
-  site = await startSite(server.url)
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await site?.close()
-  await server?.close()
-})
+const env = useChromiumSite({ policyRules: testPolicyRules, iab: { enabled: true, cmpId: 12 } } as never)
 
 /** Calls `__gpp(command, callback, parameter)` in the page; answers `[data, success]`. */
 const gpp = (page: Page, command: string, parameter?: string) =>
@@ -80,7 +49,7 @@ const usnat = (saleOptOut: 1 | 2, gpc: boolean) => ({
 
 describe.runIf(runBrowserTests)("__gpp in Chromium (svc.iab.js)", () => {
   it("opt-out in California: ping and getSection('usnat') follow the choice, listeners hear it, and the save carries the string", async () => {
-    const context = await browser.newContext()
+    const context = await env.browser.newContext()
     const page = await context.newPage()
     // An IAB-style stub queues a ping before the bundle loads.
     const before = `window.__gppQueue = []; window.__gpp = function () {
@@ -89,7 +58,7 @@ describe.runIf(runBrowserTests)("__gpp in Chromium (svc.iab.js)", () => {
       window.__gppQueue.push([].slice.call(arguments));
     };
     window.__gpp("ping", function (data, ok) { window.stubPing = [data, ok] });`
-    await page.goto(site.page({ bundle: "svc.iab.js", config: { country: "US", region: "CA", ui: false }, before }))
+    await page.goto(env.site.page({ bundle: "svc.iab.js", config: { country: "US", region: "CA", ui: false }, before }))
     await resolved(page)
     const [stubPing, stubOk] = await page.evaluate(() => (window as any).stubPing)
     expect(stubOk).toBe(true)
@@ -141,7 +110,7 @@ describe.runIf(runBrowserTests)("__gpp in Chromium (svc.iab.js)", () => {
 
     // The save carried the same string; svc decoded and stored it.
     const subjectId = await page.evaluate(() => (window as any).svc.subjectId)
-    const view = await (await fetch(`${server.url}/subjects/${subjectId}`)).json()
+    const view = await (await fetch(`${env.server.url}/subjects/${subjectId}`)).json()
     expect(view.consents[0]).toMatchObject({ gppString: afterPing.gppString, gppSectionIds: [7] })
 
     const [removed] = await gpp(page, "removeEventListener", String(registered.listenerId))
@@ -150,12 +119,12 @@ describe.runIf(runBrowserTests)("__gpp in Chromium (svc.iab.js)", () => {
   })
 
   it("GPC: the usnat section says so and opts out of sale and sharing", async () => {
-    const context = await browser.newContext()
+    const context = await env.browser.newContext()
     await context.addInitScript(() =>
       Object.defineProperty(Navigator.prototype, "globalPrivacyControl", { get: () => true })
     )
     const page = await context.newPage()
-    await page.goto(site.page({ bundle: "svc.iab.js", config: { country: "US", region: "CA", ui: false } }))
+    await page.goto(env.site.page({ bundle: "svc.iab.js", config: { country: "US", region: "CA", ui: false } }))
     await resolved(page)
     expect(await gpp(page, "getSection", "usnat")).toEqual([usnat(1, true), true])
     const [ping] = await gpp(page, "ping")
@@ -169,9 +138,9 @@ describe.runIf(runBrowserTests)("__gpp in Chromium (svc.iab.js)", () => {
 
   it("outside the US or under an opt-in rule no section applies", async () => {
     for (const config of [{ country: "DE" }, { country: "GB" }]) {
-      const context = await browser.newContext()
+      const context = await env.browser.newContext()
       const page = await context.newPage()
-      await page.goto(site.page({ bundle: "svc.iab.js", config: { ...config, ui: false } }))
+      await page.goto(env.site.page({ bundle: "svc.iab.js", config: { ...config, ui: false } }))
       await resolved(page)
       const [ping] = await gpp(page, "ping")
       expect(ping, config.country).toMatchObject({
