@@ -3,7 +3,7 @@ import type { ExperimentSummary } from "@svc/schema"
 import { Effect } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
-import { type ArmCountRow, ExperimentRepo } from "./repo.js"
+import { type ArmCountRow, ExperimentsRepo } from "./repository.js"
 import { parseSummaryWindow } from "./window.js"
 
 /** Every action and surface key a summary reports, zero or not; anything else counts as `unknown`. */
@@ -42,7 +42,7 @@ const foldArms = (rows: ReadonlyArray<ArmCountRow>, medians: ReadonlyMap<string,
 export class ExperimentSummaries extends Effect.Service<ExperimentSummaries>()("@svc/backend/ExperimentSummaries", {
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
-    const repo = yield* ExperimentRepo
+    const repo = yield* ExperimentsRepo
     const tenantId = config.tenantId ?? ""
 
     const summarize = (
@@ -74,5 +74,5 @@ export class ExperimentSummaries extends Effect.Service<ExperimentSummaries>()("
 
     return { summarize } as const
   }),
-  dependencies: [ExperimentRepo.Default]
+  dependencies: [ExperimentsRepo.Default]
 }) {}

@@ -37,7 +37,7 @@ export type ArmMedianRow = typeof ArmMedianRow.Type
  * saves, each answered from its own index of migration 5. Only `cookie_banner` saves that carry
  * the experiment count.
  */
-export class ExperimentRepo extends Effect.Service<ExperimentRepo>()("@svc/backend/ExperimentRepo", {
+export class ExperimentsRepo extends Effect.Service<ExperimentsRepo>()("@svc/backend/ExperimentsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
