@@ -6,8 +6,9 @@ import {
   PayloadTooLargeWire,
   UnsupportedMediaTypeWire
 } from "./errors.js"
-import { ConsentsGroup, ExperimentsGroup } from "./groups/admin.js"
+import { ConsentsGroup } from "./groups/consents.js"
 import { EventsGroup } from "./groups/events.js"
+import { ExperimentsGroup } from "./groups/experiments.js"
 import { LegalDocumentsGroup } from "./groups/legal-documents.js"
 import { PolicyGroup } from "./groups/policy.js"
 import { RecordsGroup } from "./groups/records.js"

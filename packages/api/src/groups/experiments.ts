@@ -1,24 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import {
-  ConsentCheck,
-  Domain,
-  ExperimentSummary,
-  ExternalId,
-  SafeString,
-  Token
-} from "@svc/schema"
+import { Domain, ExperimentSummary, SafeString, Token } from "@svc/schema"
 import { Schema } from "effect"
 import { ApiKeyAuth } from "../security.js"
 
-export class ConsentsGroup extends HttpApiGroup.make("consents")
-  .add(
-    HttpApiEndpoint.get("check", "/consents/check")
-      .setUrlParams(Schema.Struct({ externalId: ExternalId, type: SafeString.pipe(Schema.minLength(1)) }))
-      .addSuccess(ConsentCheck)
-      .annotate(OpenApi.Summary, "hasConsent and isLatestPolicy per requested type, from verified links only")
-  )
-  .middleware(ApiKeyAuth) {}
-
+/** Banner experiments (API key): how visitors chose in each arm. */
 export class ExperimentsGroup extends HttpApiGroup.make("experiments")
   .add(
     HttpApiEndpoint.get("summary", "/experiments/:id/summary")
