@@ -1,9 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { Millis } from "../database/columns.js"
 import { changedRows } from "../database/database-error.js"
-
-/** Epoch milliseconds as a driver returns a BIGINT: a number, or a string on Postgres. */
-export const Millis = Schema.Union(Schema.Number, Schema.NumberFromString)
 
 export const ReleaseRow = Schema.Struct({
   id: Schema.String,

@@ -1,8 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { ConsentRow } from "../consents/repository.js"
+import { Millis } from "../database/columns.js"
 import { tenantColumnBesideIds } from "../database/tenant-column.js"
-import { Millis } from "../legal/repository.js"
 
 const Text = Schema.NullOr(Schema.String)
 

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { Millis } from "../database/columns.js"
 import { changedRows } from "../database/database-error.js"
-import { Millis } from "../legal/repository.js"
 
 export const SubjectRow = Schema.Struct({
   id: Schema.String,
