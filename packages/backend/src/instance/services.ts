@@ -5,7 +5,7 @@ import { EventDeliveries } from "../events/deliveries.js"
 import { ApiKeys } from "../access/api-keys.js"
 import { LegalDocuments } from "../legal/documents.js"
 import { RateLimits } from "../limits/rate-limits.js"
-import { ManifestDocuments } from "../policy/manifest-documents.js"
+import { ManifestResponses } from "../policy/manifest-responses.js"
 import { PolicyInit } from "../policy/init.js"
 import { PolicyManifest } from "../policy/manifest.js"
 import { PolicyResolver } from "../policy/resolver.js"
@@ -28,7 +28,7 @@ export const ServicesLive = Layer.mergeAll(
   PolicyManifest.Default,
   PolicySnapshots.Default,
   PolicyResolver.Default,
-  ManifestDocuments.Default,
+  ManifestResponses.Default,
   VendorList.Default,
   SessionReports.Default,
   PolicyInit.Default,

@@ -5,7 +5,7 @@ import { Effect, ParseResult, Schema } from "effect"
 import { precompressed, type StaticBody, staticResponse } from "../http/compression.js"
 import { currentWideEvent } from "../http/wide-event.js"
 import { INIT_VARY, isSpeculative, PolicyInit } from "./init.js"
-import { type ManifestDocument, ManifestDocuments } from "./manifest-documents.js"
+import { type ManifestDocument, ManifestResponses } from "./manifest-responses.js"
 import { SessionReports } from "./sessions.js"
 
 const JSON_TYPE = "application/json"
@@ -29,7 +29,7 @@ const servedManifest = (document: ManifestDocument): StaticBody => {
 /** The `policy` group: HTTP in, services, HTTP out. */
 export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) =>
   Effect.gen(function*() {
-    const documents = yield* ManifestDocuments
+    const documents = yield* ManifestResponses
     const init = yield* PolicyInit
     const sessions = yield* SessionReports
 

@@ -93,7 +93,8 @@ export const translationsForRule = (table: Translations, profile: string | undef
 /**
  * The instance's policy manifest, computed once when the instance is built: rules with their
  * fingerprints, the revision (hash of the canonical manifest) and the complete translation table of
- * every published language. Nothing here changes while the instance runs.
+ * every published language. Nothing here changes while the instance runs. What `GET /manifest`
+ * sends of it, encoded, is `ManifestResponses`.
  */
 export class PolicyManifest extends Effect.Service<PolicyManifest>()("@svc/backend/PolicyManifest", {
   effect: Effect.gen(function*() {

@@ -12,10 +12,11 @@ export interface ManifestDocument {
 const opaque = (tag: string) => tag.trim().replace(/^W\//, "")
 
 /**
- * `GET /manifest` bodies, encoded once: the whole manifest, and one slice per published language
- * (`?language=`) holding only that language's table. Each has its own ETag.
+ * What `GET /manifest` answers, built from the `PolicyManifest`: its bodies encoded once (the whole
+ * manifest, and one slice per published language (`?language=`) holding only that language's
+ * table), each with its own ETag, and the cache headers.
  */
-export class ManifestDocuments extends Effect.Service<ManifestDocuments>()("@svc/backend/ManifestDocuments", {
+export class ManifestResponses extends Effect.Service<ManifestResponses>()("@svc/backend/ManifestResponses", {
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
     const policy = yield* PolicyManifest
