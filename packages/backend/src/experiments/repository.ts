@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { SqlNumber } from "../database/columns.js"
 import type { SummaryWindow } from "./window.js"
 
 /** What one summary reads: an experiment of a tenant (`''` in single-tenant scope) in a window. */
@@ -11,15 +12,6 @@ export const SummaryScope = Schema.Struct({
   domain: Schema.NullOr(Schema.String)
 })
 export type SummaryScope = typeof SummaryScope.Type & SummaryWindow
-
-// Counts and averages arrive as numbers (SQLite), strings (Postgres COUNT/AVG, MySQL AVG) or bigints.
-const SqlNumber = Schema.Union(
-  Schema.Number,
-  Schema.NumberFromString,
-  Schema.BigIntFromSelf.pipe(
-    Schema.transform(Schema.Number, { strict: true, decode: (n) => Number(n), encode: (n) => BigInt(n) })
-  )
-)
 
 const ArmCountRow = Schema.Struct({
   arm: Schema.String,

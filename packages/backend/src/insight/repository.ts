@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { SqlNumber } from "../database/columns.js"
 
 /** One insight query: a tenant (`''` in single-tenant scope), a half-open period and maybe a domain. */
 export const InsightScope = Schema.Struct({
@@ -9,15 +10,6 @@ export const InsightScope = Schema.Struct({
   domain: Schema.NullOr(Schema.String)
 })
 export type InsightScope = typeof InsightScope.Type
-
-// Counts arrive as numbers (SQLite), strings (Postgres, MySQL sums) or bigints.
-const SqlNumber = Schema.Union(
-  Schema.Number,
-  Schema.NumberFromString,
-  Schema.BigIntFromSelf.pipe(
-    Schema.transform(Schema.Number, { strict: true, decode: (n) => Number(n), encode: (n) => BigInt(n) })
-  )
-)
 
 /**
  * One row of the insight aggregate: decisions per UTC day and action (with how many carried a GPC
