@@ -36,6 +36,8 @@ const refusedAuthorizations: ReadonlyArray<string | undefined> = [
   `Bearer ${API_KEY.slice(0, -1)}`, // a prefix of a valid key
   `Bearer ${API_KEY.toUpperCase()}`,
   `Basic ${API_KEY}`, // right key, wrong scheme
+  `Basic x${API_KEY}`, // another scheme of "Bearer "'s length
+  `Token: ${API_KEY}`,
   API_KEY // right key, no scheme
 ]
 
@@ -74,6 +76,13 @@ describe.each(dialects)("API keys on key-only endpoints [%s]", (dialect) => {
       for (const key of [API_KEY, OTHER_KEY]) {
         const response = await send(server, endpoint, `Bearer ${key}`)
         expect(response.status, `${endpoint.name}: ${await response.clone().text()}`).toBe(200)
+      }
+    })
+
+    it(`${endpoint.name} reads the header as every route does: any case of the scheme, any spacing`, async () => {
+      for (const authorization of [`bearer ${API_KEY}`, `BEARER ${API_KEY}`, `Bearer  \t${API_KEY}`]) {
+        const response = await send(server, endpoint, authorization)
+        expect(response.status, `${endpoint.name} with ${JSON.stringify(authorization)}`).toBe(200)
       }
     })
   }

@@ -1,7 +1,9 @@
-import { ApiKeyAuth, Unauthorized } from "@svc/api"
-import { Effect, Layer, Redacted } from "effect"
+import { HttpServerRequest } from "@effect/platform"
+import { ApiKeyAuth, type RateLimited, Unauthorized } from "@svc/api"
+import { Effect, Layer } from "effect"
 import { ApiKeys } from "../access/api-keys.js"
 import { RateLimits } from "../limits/rate-limits.js"
+import { bearerToken } from "./bearer.js"
 import { rateLimited } from "./rate-limit.js"
 
 const unauthorized = new Unauthorized({ message: "A valid API key is required: Authorization: Bearer <API_KEY>" })
@@ -13,15 +15,21 @@ export const ApiKeyAuthLive = Layer.effect(
     const keys = yield* ApiKeys
     const limits = yield* RateLimits
     return ApiKeyAuth.of({
-      // The framework calls this even for an empty token; `match` refuses it.
-      apiKey: (token) => {
-        const matched = keys.match(Redacted.value(token))
-        if (matched === undefined) return Effect.fail(unauthorized)
-        return Effect.flatMap(
-          limits.consumeByKey(matched),
-          (wait) => wait === undefined ? Effect.void : rateLimited(wait)
+      // The framework's bearer token is whatever follows the header's first seven characters, any
+      // scheme (`Basic xKEY` gave `KEY`): the key is read by the one parser every route uses.
+      apiKey: () =>
+        Effect.flatMap(
+          HttpServerRequest.HttpServerRequest,
+          (request): Effect.Effect<void, Unauthorized | RateLimited> => {
+            const key = bearerToken(request.headers.authorization)
+            const matched = key === undefined ? undefined : keys.match(key)
+            if (matched === undefined) return Effect.fail(unauthorized)
+            return Effect.flatMap(
+              limits.consumeByKey(matched),
+              (wait) => wait === undefined ? Effect.void : rateLimited(wait)
+            )
+          }
         )
-      }
     })
   })
 )
