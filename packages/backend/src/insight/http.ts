@@ -6,6 +6,7 @@ import { ExperimentSummaries } from "../experiments/summaries.js"
 import { ApiKeys } from "../access/api-keys.js"
 import { bearerToken } from "../http/bearer.js"
 import { errorResponse } from "../http/error-response.js"
+import { ipLimit } from "../http/rate-limit.js"
 import { RateLimits } from "../limits/rate-limits.js"
 import { ACTIONS, type Action, type InsightData, renderInsight, renderLogin, TOP_COUNTRIES } from "./page.js"
 import { InsightRepo } from "./repository.js"
@@ -53,7 +54,7 @@ export const InsightRoutesLive = Layer.unwrapEffect(
     const keys = yield* ApiKeys
     const repo = yield* InsightRepo
     const summaries = yield* ExperimentSummaries
-    const limits = yield* RateLimits
+    const signInLimit = ipLimit(config, yield* RateLimits, "admin")
     const sessions = makeInsightSessions(config.apiKeys)
     const cookiePath = `${config.basePath}/insight`
 
@@ -189,7 +190,7 @@ export const InsightRoutesLive = Layer.unwrapEffect(
       if (!sameOrigin)
         return errorResponse("INVALID_REQUEST", "Sign in from the insight page itself (the Origin must be this host)")
       // Guessing keys is bounded by the administrative limit, counted per client IP (with `rateLimit`).
-      const wait = yield* limits.consumeByIp("admin", request)
+      const wait = yield* signInLimit(request)
       if (wait !== undefined) {
         return errorResponse("RATE_LIMITED", `Too many requests: retry in ${wait} s`, { "retry-after": String(wait) })
       }

@@ -1,10 +1,8 @@
-import type { HttpServerRequest } from "@effect/platform"
 import { Redis } from "ioredis"
 import { isIP } from "node:net"
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible"
 import { Effect, Metric, Runtime } from "effect"
 import { type RateLimitGroup, type ResolvedRateLimit, SvcConfig } from "../config/resolved.js"
-import { clientIp } from "../http/client-ip.js"
 
 /** Failures of the limiter's store (Redis): each one let a request through unlimited. */
 export const storeFailures = Metric.counter("svc_rate_limit_store_failures_total", {
@@ -92,18 +90,12 @@ export class RateLimits extends Effect.Service<RateLimits>()("@svc/backend/RateL
       )
     }
 
-    /** Counts a request of `group` against its client IP (read only from trusted headers, else the socket). */
-    const consumeByIp = (
-      group: RateLimitGroup,
-      request: HttpServerRequest.HttpServerRequest
-    ): Effect.Effect<RateCheck> => {
+    /**
+     * Counts a request of `group` against its client IP, as the HTTP layer read it (trusted headers
+     * only, else the socket: `http/rate-limit.ts`); `null` when no address is known.
+     */
+    const consumeByIp = (group: RateLimitGroup, ip: string | null): Effect.Effect<RateCheck> => {
       if (limiters[group] === undefined) return Effect.succeed(undefined)
-      const remote = request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined
-      const ip = clientIp(
-        { tracking: true, masking: false, headers: settings?.trustedIpHeaders ?? [] },
-        request.headers,
-        remote
-      )
       if (ip === null) {
         // One shared bucket would let a single client lock everyone out: the request is not limited.
         warnOncePerMinute("ip", "rate limit skipped: the client IP is unknown (configure ipAddress.ipAddressHeaders)", {

@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { SvcConfig, type ResolvedConfig } from "../config/resolved.js"
 import { staticResponse } from "../http/compression.js"
 import { errorResponse } from "../http/error-response.js"
+import { ipLimit } from "../http/rate-limit.js"
 import { RateLimits } from "../limits/rate-limits.js"
 import { consentModeScriptConfig } from "../policy/consent-mode.js"
 import { type BundleKey, defaultBundlePath, makeBundleCache } from "./bundles.js"
@@ -66,11 +67,11 @@ export const ScriptRoutesLive = Layer.unwrapEffect(
     if (!config.script.enabled) return Layer.empty
     // The page's own `svcConfig` still overrides what is embedded (`consentMode: false` turns it off).
     const cache = makeBundleCache({ ...consentModeScriptConfig(config.manifest), ...config.script.config })
-    const limits = yield* RateLimits
+    const limit = ipLimit(config, yield* RateLimits, "scripts")
     const route = (key: BundleKey, routePath: string) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const wait = yield* limits.consumeByIp("scripts", request)
+        const wait = yield* limit(request)
         if (wait !== undefined) {
           return errorResponse("RATE_LIMITED", `Too many requests: retry in ${wait} s`, { "retry-after": String(wait) })
         }
