@@ -3,6 +3,7 @@ import { InitQuery } from "@svc/api"
 import { ConsentAction, InitResponse, LinkIdentityRequest, OptionalCategories, SaveConsentRequest } from "@svc/schema"
 import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
+import { initBody } from "../../client/test/support/fixtures.js"
 import { initURL } from "../src/runtime/init-request.js"
 import { deriveState, isMatched, shouldPrompt } from "../src/runtime/policy.js"
 import { buildSaveBody, type SaveBody } from "../src/runtime/save-request.js"
@@ -19,50 +20,17 @@ const asRead = ({ gvl: _, ...wire }: typeof InitResponse.Encoded): BrowserInit =
 /** Every save body the browser builds is a request the contract accepts, by type (and below, by decoding). */
 const asSent = (body: SaveBody): typeof SaveConsentRequest.Encoded => body
 
-const pack = {
-  id: "eu",
-  match: { countries: ["DE"] },
-  model: "opt-in",
-  categories: ["measurement", "marketing"],
-  prompt: "banner",
-  fingerprint: "fp-eu"
-} as const
-
-/** An answer as the backend writes it: built from the contract's type and encoded by its schema. */
-const answer = (over: Partial<typeof InitResponse.Type>): BrowserInit =>
-  asRead(JSON.parse(JSON.stringify(
-    Schema.encodeSync(InitResponse)({
-      schemaVersion: 1,
-      revision: "rev-1",
-      hosting: "self-hosted",
-      policyResolution: {
-        status: "matched",
-        reason: null,
-        matchedBy: "country",
-        policyId: "eu",
-        fingerprint: "fp-eu",
-        model: "opt-in"
-      },
-      policy: pack,
-      location: { country: "DE", region: null },
-      language: "en",
-      translations: { en: { banner: { title: "Cookies" } } },
-      gpc: false,
-      appName: null,
-      branding: "svc",
-      iab: null,
-      vendors: [],
-      vendorListVersion: null,
-      experiment: null,
-      journey: null,
-      ...over
-    })
-  )))
-
 const decodes = <A, I>(schema: Schema.Schema<A, I>, value: unknown) => {
   const result = Schema.decodeUnknownEither(schema)(value)
   if (Either.isLeft(result)) throw new Error(String(result.left))
   return result.right
+}
+
+/** An answer as the backend writes it: the client tests' matched `/init` answer, changed, that the contract decodes. */
+const answer = (over: Partial<typeof InitResponse.Encoded>): BrowserInit => {
+  const wire = { ...initBody, ...over }
+  decodes(InitResponse, wire)
+  return asRead(wire)
 }
 
 describe("wire contract", () => {

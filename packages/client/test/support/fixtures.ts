@@ -1,4 +1,5 @@
 /** Response bodies in the wire shape of the `@svc/api` contract. */
+import type { InitResponse } from "@svc/schema"
 
 export const statusBody = {
   status: "ok",
@@ -123,6 +124,10 @@ export const manifestBody = {
   vendorListVersion: null
 }
 
+/**
+ * A matched `/init` answer in the contract's wire shape. The browser's wire-contract test reads it
+ * too, so the answer the client is handed and the one the banner reads are the same.
+ */
 export const initBody = {
   schemaVersion: 1,
   revision: "rev-1",
@@ -130,12 +135,19 @@ export const initBody = {
   policyResolution: {
     status: "matched",
     reason: null,
-    matchedBy: "default",
-    policyId: "default",
-    fingerprint: "fp-1",
-    model: "opt-out"
+    matchedBy: "country",
+    policyId: "eu",
+    fingerprint: "fp-eu",
+    model: "opt-in"
   },
-  policy: manifestBody.policyPacks[0],
+  policy: {
+    id: "eu",
+    match: { countries: ["DE"] },
+    model: "opt-in",
+    categories: ["measurement", "marketing"],
+    prompt: "banner",
+    fingerprint: "fp-eu"
+  },
   location: { country: "DE", region: null },
   language: "en",
   translations: { banner: { title: "Cookies" } },
@@ -147,4 +159,4 @@ export const initBody = {
   vendorListVersion: null,
   experiment: null,
   journey: null
-}
+} satisfies typeof InitResponse.Encoded
