@@ -12,6 +12,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, relative, resolve } from "node:path"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
+import { newSubjectId, postCookieSave } from "../../packages/backend/test/support/consent-saves.js"
 import { dialects, freshDatabase } from "../../packages/backend/test/support/dialects.js"
 import { status } from "../../packages/client/examples/effect-program.js"
 import type { SvcResultShape } from "../../packages/client/examples/result-shape.js"
@@ -84,17 +85,9 @@ const runExample = async (file: string, readyPath: string) => {
 }
 
 const preferences = { necessary: true, measurement: true, marketing: false, functionality: false, experience: false }
-const newSubjectId = () => `sub_${crypto.randomUUID().replaceAll("-", "")}`
 
 /** A browser's save (no policy snapshot: these configs sign none). */
-const save = async (base: string, subjectId: string) => {
-  const response = await fetch(`${base}/subjects`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ type: "cookie_banner", domain: "example.com", subjectId, givenAt: Date.now(), preferences })
-  })
-  return { status: response.status, body: await response.json() as Record<string, unknown> }
-}
+const save = (base: string, subjectId: string) => postCookieSave(base, { subjectId, preferences })
 
 const storedIp = (cwd: string, subjectId: string) => {
   const db = new Database(join(cwd, "svc.db"), { readonly: true })
@@ -118,20 +111,9 @@ describe("README: using the backend from your own server", () => {
     expect(storedIp(cwd, subjectId)).toBe("127.0.0.0")
     // A header from the visitor cannot claim another address.
     const spoofed = newSubjectId()
-    await fetch(`${url}/subjects`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-socket-address": "203.0.113.9",
-        "x-forwarded-for": "203.0.113.9"
-      },
-      body: JSON.stringify({
-        type: "cookie_banner",
-        domain: "example.com",
-        subjectId: spoofed,
-        givenAt: Date.now(),
-        preferences
-      })
+    await postCookieSave(url, { subjectId: spoofed, preferences }, {
+      "x-socket-address": "203.0.113.9",
+      "x-forwarded-for": "203.0.113.9"
     })
     expect(storedIp(cwd, spoofed)).toBe("127.0.0.0")
   }, 180_000)
@@ -177,17 +159,11 @@ describe("README: configuration", () => {
       try {
         const init = await (await fetch(`${server.url}/init?country=DE`)).json() as { policySnapshotToken: string }
         const subjectId = newSubjectId()
-        const saved = await fetch(`${server.url}/subjects`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({
-            type: "cookie_banner",
-            domain: "www.example.com",
-            subjectId,
-            givenAt: Date.now(),
-            preferences,
-            policySnapshotToken: init.policySnapshotToken
-          })
+        const saved = await postCookieSave(server.url, {
+          domain: "www.example.com",
+          subjectId,
+          preferences,
+          policySnapshotToken: init.policySnapshotToken
         })
         expect(saved.status).toBe(200)
         const read = await (await fetch(`${server.url}/subjects/${subjectId}`)).json() as { consents: Array<unknown> }
@@ -243,18 +219,8 @@ describe("README: consent events", () => {
 describe("README: event receivers and sinks", () => {
   const withdraw = async (base: string, subjectId: string) => {
     for (const [marketing, givenAt] of [[true, Date.now() - 60_000], [false, Date.now()]] as const) {
-      const response = await fetch(`${base}/subjects`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          type: "cookie_banner",
-          domain: "example.com",
-          subjectId,
-          givenAt,
-          preferences: { ...preferences, marketing }
-        })
-      })
-      expect(response.status).toBe(200)
+      const saved = await postCookieSave(base, { subjectId, givenAt, preferences: { ...preferences, marketing } })
+      expect(saved.status).toBe(200)
     }
   }
   const eventually = async (done: () => boolean) => {

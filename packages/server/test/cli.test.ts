@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net"
 import { connect } from "node:net"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { postCookieSave } from "../../backend/test/support/consent-saves.js"
 import { killChildren, run, serve, tempDir } from "./support/svc-process.js"
 
 afterEach(killChildren)
@@ -170,18 +171,12 @@ describe("svc purge", () => {
     const day = 86_400_000
     const saveAt = async (daysAgo: number) => {
       const subjectId = `sub_purge_cli_${daysAgo}_${Date.now().toString(36)}`
-      const response = await fetch(`${url}/subjects`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          type: "cookie_banner",
-          domain: "example.com",
-          subjectId,
-          givenAt: Date.now() - daysAgo * day,
-          preferences: { necessary: true, measurement: true }
-        })
+      const saved = await postCookieSave(url, {
+        subjectId,
+        givenAt: Date.now() - daysAgo * day,
+        preferences: { necessary: true, measurement: true }
       })
-      expect(response.status).toBe(200)
+      expect(saved.status).toBe(200)
       return subjectId
     }
     const old = await saveAt(500)

@@ -22,6 +22,23 @@ export const cookieSave = (overrides: Record<string, unknown> = {}): Record<stri
   ...overrides
 })
 
+/**
+ * POSTs `cookieSave(overrides)` to the svc at `base` (a URL: a spawned `svc serve`, an example app,
+ * a `startServer`), and reads the JSON answer.
+ */
+export const postCookieSave = async (
+  base: string,
+  overrides: Record<string, unknown> = {},
+  headers: Record<string, string> = {}
+): Promise<{ readonly status: number; readonly body: Record<string, unknown> }> => {
+  const response = await fetch(`${base}/subjects`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(cookieSave(overrides))
+  })
+  return { status: response.status, body: await response.json() as Record<string, unknown> }
+}
+
 export interface JsonResponse {
   readonly status: number
   readonly body: any
