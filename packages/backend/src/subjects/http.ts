@@ -1,9 +1,11 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { SvcApi } from "@svc/api"
+import { SubjectList, SubjectView } from "@svc/schema"
 import { Effect } from "effect"
 import { ApiKeys } from "../access/api-keys.js"
 import { SvcConfig } from "../config/resolved.js"
 import { ConsentLedger } from "../consents/ledger.js"
+import { jsonSuccess } from "../http/json-success.js"
 import { requestContextOf } from "../http/request-context.js"
 import { IdentityLinks } from "./identity-links.js"
 
@@ -13,12 +15,15 @@ export const SubjectsHttpLive = HttpApiBuilder.group(SvcApi, "subjects", (handle
     const keys = yield* ApiKeys
     const ledger = yield* ConsentLedger
     const links = yield* IdentityLinks
+    // The answers that grow with a subject's records: encoded by the compiled encoder.
+    const viewResponse = jsonSuccess(SubjectView)
+    const listResponse = jsonSuccess(SubjectList)
     return handlers
       .handle("create", ({ payload }) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
           ledger.save(payload, requestContextOf(config, keys, request))))
       .handle("get", ({ path, urlParams }) =>
-        ledger.view(path.id, urlParams.type))
+        Effect.map(ledger.view(path.id, urlParams.type), viewResponse))
       .handle("identify", ({ path, payload }) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
           Effect.map(
@@ -26,5 +31,5 @@ export const SubjectsHttpLive = HttpApiBuilder.group(SvcApi, "subjects", (handle
             (subject) => ({ subject })
           )))
       .handle("list", ({ urlParams }) =>
-        ledger.listByExternalId(urlParams.externalId))
+        Effect.map(ledger.listByExternalId(urlParams.externalId), listResponse))
   }))
