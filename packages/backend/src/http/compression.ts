@@ -226,4 +226,4 @@ const compression = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRespo
   })
 
 /** Provide to every layer that registers svc routes (beside the edge). */
-export const CompressionLive = HttpLayerRouter.middleware(compression).layer as unknown as Layer.Layer<never>
+export const CompressionLive: Layer.Layer<never> = HttpLayerRouter.middleware(compression).layer

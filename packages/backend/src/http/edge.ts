@@ -57,15 +57,13 @@ const failureResponse = (cause: Cause.Cause<unknown>) =>
     return errorResponse("INTERNAL_ERROR", "Internal server error")
   })
 
-// The `as never` below: the router's middleware types forbid handling errors, and handling every
-// error is this middleware's purpose.
 /**
  * The one place every svc route passes through: CORS (preflights included), the body-size limit,
  * the request-body gate (JSON only, present, bounded depth), request ids, error bodies for
  * failures outside the API encoder, and the wide log event. It is scoped to svc's own routes, so
  * a host application composing svc keeps its own behaviour.
  */
-const EdgeMiddleware = HttpLayerRouter.middleware(
+const EdgeMiddleware = HttpLayerRouter.middleware<{ handles: unknown }>()(
   Effect.gen(function*() {
     const config = yield* SvcConfig
     const origins = makeOriginPolicy(config.trustedOrigins)
@@ -92,10 +90,16 @@ const EdgeMiddleware = HttpLayerRouter.middleware(
       return response
     }
 
-    // Written with plain combinators, not a generator: this runs for every request.
+    // Written with plain combinators, not a generator: this runs for every request. Every failure is
+    // answered here (`handles: unknown`); the error type still names the router's `unhandled` marker,
+    // which its middleware type requires of the result (a widening: nothing fails).
     return (
       app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
-    ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
+    ): Effect.Effect<
+      HttpServerResponse.HttpServerResponse,
+      HttpLayerRouter.unhandled,
+      HttpServerRequest.HttpServerRequest
+    > =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const started = performance.now()
         const headers = request.headers
@@ -152,11 +156,11 @@ const EdgeMiddleware = HttpLayerRouter.middleware(
           )
         })
       })
-  }) as never
+  })
 )
 
 /** Provide to every layer that registers svc routes. */
-export const EdgeLive = EdgeMiddleware.layer as unknown as Layer.Layer<never, never, SvcConfig>
+export const EdgeLive: Layer.Layer<never, never, SvcConfig> = EdgeMiddleware.layer
 
 /** Preflights for every svc path: answered by the edge before this handler would run. */
 export const PreflightRouteLive = HttpLayerRouter.add(
@@ -169,24 +173,18 @@ export const PreflightRouteLive = HttpLayerRouter.add(
  * Standalone only (the bundled server and `svcInstance().handler`): unknown routes, inside or
  * outside the mount prefix, answer 404 with the spec's error body.
  */
-export const notFoundFallback = (config: ResolvedConfig) =>
-  Layer.effectDiscard(
-    Effect.gen(function*() {
-      const router = yield* HttpLayerRouter.HttpRouter
-      const fallback = (app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
-        Effect.catchIf(app, HttpServerError.isServerError, (error) =>
-          error._tag === "RouteNotFound"
-            ? Effect.as(
-              logRequest(config.observability.requests, {
-                method: error.request.method,
-                route: "(unknown)",
-                status: 404,
-                tenant: config.tenantId ?? null
-              }),
-              errorResponse("ROUTE_NOT_FOUND", "No such route")
-            )
-            : Effect.fail(error))
-      // The router's types forbid a global middleware from handling errors; this one exists to do so.
-      yield* (router.addGlobalMiddleware(fallback as never) as Effect.Effect<void>)
-    })
+export const notFoundFallback = (config: ResolvedConfig): Layer.Layer<never, never, HttpLayerRouter.HttpRouter> =>
+  HttpLayerRouter.middleware<{ handles: HttpServerError.RouteNotFound }>()(
+    (app) =>
+      Effect.catchTag(app, "RouteNotFound", (error) =>
+        Effect.as(
+          logRequest(config.observability.requests, {
+            method: error.request.method,
+            route: "(unknown)",
+            status: 404,
+            tenant: config.tenantId ?? null
+          }),
+          errorResponse("ROUTE_NOT_FOUND", "No such route")
+        )),
+    { global: true }
   )

@@ -83,8 +83,12 @@ const RequestMetrics = HttpLayerRouter.middleware(
     }
 
     return (
-      app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
-    ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest> =>
+      app: Effect.Effect<HttpServerResponse.HttpServerResponse, HttpLayerRouter.unhandled>
+    ): Effect.Effect<
+      HttpServerResponse.HttpServerResponse,
+      HttpLayerRouter.unhandled,
+      HttpServerRequest.HttpServerRequest
+    > =>
       Effect.flatMap(
         HttpServerRequest.HttpServerRequest,
         (request) =>
@@ -112,13 +116,10 @@ const RequestMetrics = HttpLayerRouter.middleware(
             )
           })
       )
-  }) as never
+  })
 )
 
-const RequestMetricsLayer = (RequestMetrics.layer as unknown as Layer.Layer<never, never, SvcConfig | RequestTracer>)
-  .pipe(
-    Layer.provide(RequestTracerLive)
-  )
+const RequestMetricsLayer = RequestMetrics.layer.pipe(Layer.provide(RequestTracerLive))
 
 /** Request metrics (and, with `otlp`, spans) for svc's routes when `telemetry` is configured; nothing at all otherwise. */
 export const RequestMetricsLive = Layer.unwrapEffect(
