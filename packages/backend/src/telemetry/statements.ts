@@ -87,6 +87,10 @@ export const statementTimingTracer = (inner: Tracer.Tracer): Tracer.Tracer => {
 export const withStatementMetrics = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.tracerWith((tracer) => Effect.withTracer(effect, statementTimingTracer(tracer)))
 
-/** Builds `layer` with its statements timed, so the fibers it forks (background work) are timed too. */
+/**
+ * Builds `layer` with its statements timed, so the fibers it forks (background work) are timed too.
+ * `withStatementMetrics` is passed as it is: being generic, it fits the build effect that
+ * `Layer.locallyEffect` declares with its type parameters out of order.
+ */
 export const withLayerStatementMetrics = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
-  Layer.locallyEffect(layer, (build) => withStatementMetrics(build as never)) as Layer.Layer<A, E, R>
+  Layer.locallyEffect(layer, withStatementMetrics)
