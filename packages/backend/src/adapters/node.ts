@@ -68,7 +68,9 @@ export const toWebRequest = (req: FrameworkRequest, signal: AbortSignal | null =
   const method = req.method ?? "GET"
   if (!hasBody(method)) return new Request(requestUrl(req), { method, headers: requestHeaders(req, false), signal })
   const consumed = consumedBody(req)
-  const body = consumed === undefined ? Readable.toWeb(req) as unknown as ReadableStream<Uint8Array> : consumed
+  // Node's global `ReadableStream` is `stream/web`'s, but @types/node and the DOM lib declare it
+  // apart (the DOM one lacks async iteration): the same object, typed by the declaration fetch reads.
+  const body = consumed === undefined ? Readable.toWeb(req) as ReadableStream<Uint8Array> : consumed
   return new Request(requestUrl(req), {
     method,
     headers: requestHeaders(req, consumed !== undefined),

@@ -32,7 +32,7 @@ const scriptPath = (summary: string) => ({
  * (the document itself and the enabled script bundles).
  */
 export const openApiDocument = (config: ResolvedConfig) => {
-  const spec = OpenApi.fromApi(configuredApi(config)) as unknown as { paths: Record<string, unknown> }
+  const spec = OpenApi.fromApi(configuredApi(config))
   const paths: Record<string, unknown> = { ...spec.paths }
   paths[config.openapi.specPath] = {
     get: { summary: "This OpenAPI document", tags: ["meta"], responses: { "200": { description: "OpenAPI 3.1" } } }
