@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { bearer, call } from "./support/consent-saves.js"
+import { bearer, call, publishRelease } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
@@ -8,7 +8,7 @@ const API_KEY = "legal-read-key-0123456789abcdef"
 describe.each(dialects)("GET /legal-documents/:type[/current] [%s]", (dialect) => {
   const server = useServer(dialect, { apiKeys: [API_KEY] })
   const publish = (type: string, version: string, hash: string, effectiveDate: string) =>
-    call(server, "PUT", `/legal-documents/${type}/current`, { version, hash, effectiveDate }, bearer(API_KEY))
+    publishRelease(server, API_KEY, { type, version, hash, effectiveDate })
 
   it("answers the latest publish as current, without an API key", async () => {
     const v1 = (await publish("privacy_policy", "1", "pp-1", "2026-01-01")).body.policy

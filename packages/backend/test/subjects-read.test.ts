@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { allPreferences, bearer, call, cookieSave, newSubjectId, save } from "./support/consent-saves.js"
+import { allPreferences, call, cookieSave, newSubjectId, publishRelease, save } from "./support/consent-saves.js"
 import { useCountingServer } from "./support/counting-server.js"
 import { dialects } from "./support/dialects.js"
 
@@ -27,13 +27,7 @@ describe.each(dialects)("GET /subjects/:id [%s]", (dialect) => {
   })
   const view = (subjectId: string, query = "") => call(server, "GET", `/subjects/${subjectId}${query}`)
   const publish = (type: string, hash: string, version: string) =>
-    call(
-      server,
-      "PUT",
-      `/legal-documents/${type}/current`,
-      { version, hash, effectiveDate: "2026-01-01" },
-      bearer(API_KEY)
-    )
+    publishRelease(server, API_KEY, { type, hash, version })
 
   it("answers an unknown subject with 404 NOT_FOUND", async () => {
     const { body, status } = await view(newSubjectId())

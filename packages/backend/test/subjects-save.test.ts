@@ -7,6 +7,7 @@ import {
   consentRows,
   cookieSave,
   newSubjectId,
+  publishRelease,
   save,
   subjectRow
 } from "./support/consent-saves.js"
@@ -275,13 +276,7 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
 
   describe("legal-document saves", () => {
     const publish = (type: string, hash: string, version: string) =>
-      call(
-        server,
-        "PUT",
-        `/legal-documents/${type}/current`,
-        { version, hash, effectiveDate: "2026-01-01" },
-        bearer(API_KEY)
-      )
+      publishRelease(server, API_KEY, { type, hash, version })
 
     it("names the document by policyHash, policyId, documentSnapshotToken, or else the current release", async () => {
       const v1 = (await publish("terms_and_conditions_eu", "tc-hash-1", "1.0")).body.policy

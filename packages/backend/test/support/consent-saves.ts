@@ -67,6 +67,18 @@ export const save = (server: TestServer, body: unknown, headers: Record<string, 
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 
+/** Publishes a legal document release, `PUT /legal-documents/:type/current` with an API key. */
+export const publishRelease = (
+  server: TestServer,
+  apiKey: string,
+  { effectiveDate = "2026-01-01", hash, type, version }: {
+    readonly type: string
+    readonly version: string
+    readonly hash: string
+    readonly effectiveDate?: string
+  }
+) => call(server, "PUT", `/legal-documents/${type}/current`, { version, hash, effectiveDate }, bearer(apiKey))
+
 /** Rows of `svc_consents` for a subject, straight from the database. */
 export const consentRows = (server: TestServer, subjectId: string) =>
   server.db().query("SELECT * FROM svc_consents WHERE subject_id = ? ORDER BY given_at", [subjectId])
