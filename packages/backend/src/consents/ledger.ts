@@ -29,7 +29,6 @@ import { EventOutbox } from "../events/outbox.js"
 import { applyGpc, encodeGpcProof } from "./gpc.js"
 import { decodeSignalStrings } from "./signal-strings.js"
 import { LegalDocuments } from "../legal/documents.js"
-import type { ReleaseRow } from "../legal/repository.js"
 import { PolicyManifest } from "../policy/manifest.js"
 import { PolicySnapshots } from "../policy/snapshots.js"
 import { DEFAULT_IDENTITY_PROVIDER, IdentityLinks } from "../subjects/identity-links.js"
@@ -44,7 +43,7 @@ import {
   subjectVendorChoiceOf
 } from "./choices.js"
 import { readConsentRow, type StoredConsent, toConsentRecord } from "./records.js"
-import { type ConsentRow, ConsentsRepo, type NewConsentRow } from "./repository.js"
+import { type ConsentColumns, type ConsentRow, consentRowOf, ConsentsRepo } from "./repository.js"
 import { judgeSnapshot, type SnapshotVerdict } from "./snapshot-rules.js"
 
 export type SaveError =
@@ -189,31 +188,6 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
       if (stored.runtimePolicySource !== null) event["consent.decisionSource"] = stored.runtimePolicySource
     }
 
-    const asRow = (row: NewConsentRow, release: ReleaseRow | null): ConsentRow => ({
-      id: row.id,
-      subject_id: row.subjectId,
-      act_digest: row.actDigest,
-      type: row.type,
-      domain: row.domain,
-      given_at: row.givenAt,
-      created_at: row.createdAt,
-      preferences: row.preferences,
-      receipts: row.receipts,
-      vendor_choice: row.vendorChoice,
-      policy_id: row.policyId,
-      policy_fingerprint: row.policyFingerprint,
-      runtime_policy_source: row.runtimePolicySource,
-      legal_release_id: row.legalReleaseId,
-      journey_id: row.journeyId,
-      legal_version: release?.version ?? null,
-      legal_hash: release?.hash ?? null,
-      legal_effective_date: release?.effective_date ?? null,
-      gpc: row.gpc,
-      gpp_string: row.gppString,
-      gpp_section_ids: row.gppSectionIds,
-      tc_string: row.tcString
-    })
-
     /** `POST /subjects`. */
     const save = (body: SaveConsentRequest, context: RequestContext): Effect.Effect<SaveConsentResponse, SaveError> =>
       Effect.gen(function*() {
@@ -278,35 +252,37 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
         const storeIp = pack?.proof?.storeIp ?? true
         const storeUserAgent = pack?.proof?.storeUserAgent ?? true
         const userAgent = context.userAgent
-        const row: NewConsentRow = {
+        const row: ConsentColumns = {
           id: newConsentId(),
-          tenantId,
-          subjectId: body.subjectId,
-          actKey: key,
-          actDigest: storedDigest,
+          tenant_id: tenantId,
+          subject_id: body.subjectId,
+          act_key: key,
+          act_digest: storedDigest,
           type: body.type,
           domain: body.domain,
-          givenAt,
-          createdAt: now,
+          given_at: givenAt,
+          created_at: now,
           preferences: applied.preferences === null ? null : JSON.stringify(applied.preferences),
           receipts: JSON.stringify(applied.receipts),
-          vendorChoice: applied.vendorChoice === null ? null : JSON.stringify(applied.vendorChoice),
-          policyId: pack?.id ?? null,
-          policyFingerprint: pack?.fingerprint ?? null,
-          runtimePolicySource: verdict.right?.source ?? null,
-          legalReleaseId: release?.id ?? null,
-          ipAddress: storeIp ? context.ipAddress : null,
-          userAgent: storeUserAgent && userAgent !== undefined && userAgent !== ""
+          vendor_choice: applied.vendorChoice === null ? null : JSON.stringify(applied.vendorChoice),
+          policy_id: pack?.id ?? null,
+          policy_fingerprint: pack?.fingerprint ?? null,
+          runtime_policy_source: verdict.right?.source ?? null,
+          legal_release_id: release?.id ?? null,
+          ip_address: storeIp ? context.ipAddress : null,
+          user_agent: storeUserAgent && userAgent !== undefined && userAgent !== ""
             ? userAgent.slice(0, USER_AGENT_MAX)
             : null,
-          journeyId: body.journey?.id ?? null,
-          experimentId: body.experiment?.id ?? null,
-          experimentArm: body.experiment?.arm ?? null,
+          journey_id: body.journey?.id ?? null,
+          experiment_id: body.experiment?.id ?? null,
+          experiment_arm: body.experiment?.arm ?? null,
           action: body.action ?? null,
           surface: body.surface ?? null,
-          timeToDecisionMs: body.timeToDecisionMs ?? null,
+          time_to_decision_ms: body.timeToDecisionMs ?? null,
           gpc: encodeGpcProof(gpc.proof),
-          ...signalStrings,
+          gpp_string: signalStrings.gppString,
+          gpp_section_ids: signalStrings.gppSectionIds,
+          tc_string: signalStrings.tcString,
           country: context.country
         }
         // One transaction: the subject (with its link) and the act land together or not at all.
@@ -324,7 +300,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
             // The act's events commit (or roll back) with it; a replay stores nothing and sends nothing.
             if (stored) {
               yield* outbox.consentRecorded({
-                stored: readConsentRow(asRow(row, release)),
+                stored: readConsentRow(consentRowOf(row, release)),
                 link,
                 newSubject: created,
                 action: body.action ?? null,
@@ -337,7 +313,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
         // A twin's act is read after this transaction ends: inside it, a MySQL snapshot could predate the twin's commit.
         let stored: StoredConsent
         if (inserted) {
-          stored = readConsentRow(asRow(row, release))
+          stored = readConsentRow(consentRowOf(row, release))
         } else {
           const landed = yield* findStored
           if (Option.isNone(landed)) return yield* Effect.dieMessage("an act that blocked an insert is not readable")

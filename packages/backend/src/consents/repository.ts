@@ -5,15 +5,18 @@ import { changedRows } from "../database/database-error.js"
 
 const Text = Schema.NullOr(Schema.String)
 
-/** A consent row as read back, with the legal release it names (if any). */
-export const ConsentRow = Schema.Struct({
+/** Every column of `svc_consents`, as written and as the drivers read it back. */
+export const ConsentColumns = Schema.Struct({
   id: Schema.String,
+  tenant_id: Schema.String,
   subject_id: Schema.String,
+  act_key: Schema.String,
   act_digest: Schema.String,
   type: Schema.String,
   domain: Schema.String,
   given_at: Millis,
   created_at: Millis,
+  /** JSON text, like `receipts`, `vendor_choice` and `gpc`. */
   preferences: Text,
   receipts: Text,
   vendor_choice: Text,
@@ -21,50 +24,62 @@ export const ConsentRow = Schema.Struct({
   policy_fingerprint: Text,
   runtime_policy_source: Text,
   legal_release_id: Text,
+  ip_address: Text,
+  user_agent: Text,
   journey_id: Text,
-  legal_version: Text,
-  legal_hash: Text,
-  legal_effective_date: Schema.NullOr(Millis),
+  experiment_id: Text,
+  experiment_arm: Text,
+  action: Text,
+  surface: Text,
+  time_to_decision_ms: Schema.NullOr(Schema.Number),
   gpc: Text,
   gpp_string: Text,
   gpp_section_ids: Text,
-  tc_string: Text
+  tc_string: Text,
+  /** ISO 3166-1 alpha-2, from the request's location headers; not personal, kept on erasure. */
+  country: Text
+})
+export type ConsentColumns = typeof ConsentColumns.Type
+
+/** A consent row as read back: the columns a record shows, with the legal release it names (if any). */
+export const ConsentRow = Schema.Struct({
+  ...ConsentColumns.pick(
+    "id",
+    "subject_id",
+    "act_digest",
+    "type",
+    "domain",
+    "given_at",
+    "created_at",
+    "preferences",
+    "receipts",
+    "vendor_choice",
+    "policy_id",
+    "policy_fingerprint",
+    "runtime_policy_source",
+    "legal_release_id",
+    "journey_id",
+    "gpc",
+    "gpp_string",
+    "gpp_section_ids",
+    "tc_string"
+  ).fields,
+  legal_version: Text,
+  legal_hash: Text,
+  legal_effective_date: Schema.NullOr(Millis)
 })
 export type ConsentRow = typeof ConsentRow.Type
 
-/** A consent row as written. Booleans and times are already numbers, JSON already text. */
-export interface NewConsentRow {
-  readonly id: string
-  readonly tenantId: string
-  readonly subjectId: string
-  readonly actKey: string
-  readonly actDigest: string
-  readonly type: string
-  readonly domain: string
-  readonly givenAt: number
-  readonly createdAt: number
-  readonly preferences: string | null
-  readonly receipts: string
-  readonly vendorChoice: string | null
-  readonly policyId: string | null
-  readonly policyFingerprint: string | null
-  readonly runtimePolicySource: string | null
-  readonly legalReleaseId: string | null
-  readonly ipAddress: string | null
-  readonly userAgent: string | null
-  readonly journeyId: string | null
-  readonly experimentId: string | null
-  readonly experimentArm: string | null
-  readonly action: string | null
-  readonly surface: string | null
-  readonly timeToDecisionMs: number | null
-  readonly gpc: string | null
-  readonly gppString: string | null
-  readonly gppSectionIds: string | null
-  readonly tcString: string | null
-  /** ISO 3166-1 alpha-2, from the request's location headers; not personal, kept on erasure. */
-  readonly country: string | null
-}
+/** The read-back row of an act just written, without reading it: its columns and its legal release. */
+export const consentRowOf = (
+  row: ConsentColumns,
+  release: { readonly version: string; readonly hash: string; readonly effective_date: number } | null
+): ConsentRow => ({
+  ...row,
+  legal_version: release?.version ?? null,
+  legal_hash: release?.hash ?? null,
+  legal_effective_date: release?.effective_date ?? null
+})
 
 /** SQL of `svc_consents`. Every query is scoped to the instance's tenant (`''` without one). */
 export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/ConsentsRepo", {
@@ -83,17 +98,17 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
      * `ON CONFLICT DO NOTHING` / `INSERT IGNORE`, so no unique violation is ever raised.
      * Returns whether this call stored it.
      */
-    const insertIfAbsent = (row: NewConsentRow) => {
+    const insertIfAbsent = (row: ConsentColumns) => {
       const insert = sql`INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
           created_at, preferences, receipts, vendor_choice, policy_id, policy_fingerprint, runtime_policy_source,
           legal_release_id, ip_address, user_agent, journey_id, experiment_id, experiment_arm, action, surface,
           time_to_decision_ms, gpc, gpp_string, gpp_section_ids, tc_string, country)
-        VALUES (${row.id}, ${row.tenantId}, ${row.subjectId}, ${row.actKey}, ${row.actDigest}, ${row.type}, ${row.domain},
-          ${row.givenAt}, ${row.createdAt}, ${row.preferences}, ${row.receipts}, ${row.vendorChoice}, ${row.policyId},
-          ${row.policyFingerprint}, ${row.runtimePolicySource}, ${row.legalReleaseId}, ${row.ipAddress}, ${row.userAgent},
-          ${row.journeyId}, ${row.experimentId}, ${row.experimentArm}, ${row.action}, ${row.surface},
-          ${row.timeToDecisionMs}, ${row.gpc}, ${row.gppString}, ${row.gppSectionIds}, ${row.tcString},
-          ${row.country})`
+        VALUES (${row.id}, ${row.tenant_id}, ${row.subject_id}, ${row.act_key}, ${row.act_digest}, ${row.type},
+          ${row.domain}, ${row.given_at}, ${row.created_at}, ${row.preferences}, ${row.receipts}, ${row.vendor_choice},
+          ${row.policy_id}, ${row.policy_fingerprint}, ${row.runtime_policy_source}, ${row.legal_release_id},
+          ${row.ip_address}, ${row.user_agent}, ${row.journey_id}, ${row.experiment_id}, ${row.experiment_arm},
+          ${row.action}, ${row.surface}, ${row.time_to_decision_ms}, ${row.gpc}, ${row.gpp_string},
+          ${row.gpp_section_ids}, ${row.tc_string}, ${row.country})`
       return sql.onDialectOrElse({
         mysql: () => sql`INSERT IGNORE ${insert}`.raw,
         orElse: () => sql`INSERT ${insert} ON CONFLICT DO NOTHING`.raw
