@@ -83,6 +83,8 @@ export const startReceiver = async (behaviour: ReceiverBehaviour = {}) => {
     behaviour,
     /** Requests answered 2xx, by webhook id. */
     delivered: () => received.filter((r) => r.status >= 200 && r.status < 300),
+    /** Requests that arrived and are not answered yet (held by a delay). */
+    answering: () => count - received.length,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
