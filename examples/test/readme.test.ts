@@ -14,6 +14,7 @@ import { join, relative, resolve } from "node:path"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
 import { newSubjectId, postCookieSave } from "../../packages/backend/test/support/consent-saves.js"
 import { dialects, freshDatabase } from "../../packages/backend/test/support/dialects.js"
+import { eventually } from "../../packages/backend/test/support/webhook-receiver.js"
 import { status } from "../../packages/client/examples/effect-program.js"
 import type { SvcResultShape } from "../../packages/client/examples/result-shape.js"
 import { codeBlocks, containsFragment } from "./readme-blocks.js"
@@ -79,7 +80,7 @@ const runExample = async (file: string, readyPath: string) => {
     const ok = await fetch(`${url}${readyPath}`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false)
     if (ok) break
     if (Date.now() > deadline) throw new Error(`${file} never answered ${readyPath}: ${output}`)
-    await new Promise((r) => setTimeout(r, 100))
+    await new Promise((r) => setTimeout(r, 50))
   }
   return { url, cwd }
 }
@@ -223,13 +224,6 @@ describe("README: event receivers and sinks", () => {
       expect(saved.status).toBe(200)
     }
   }
-  const eventually = async (done: () => boolean) => {
-    const deadline = Date.now() + 30_000
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error("not delivered within 30 s")
-      await new Promise((r) => setTimeout(r, 100))
-    }
-  }
 
   it("the Express receiver verifies svc's webhook and acts on a withdrawal", async () => {
     const secret = `whsec_${Buffer.alloc(32, 9).toString("base64")}`
@@ -251,7 +245,7 @@ describe("README: event receivers and sinks", () => {
     try {
       const subjectId = newSubjectId()
       await withdraw(server.url, subjectId)
-      await eventually(() => stopped.includes(subjectId))
+      await eventually(() => stopped.includes(subjectId), 30_000, "the withdrawal at the receiver")
       const forged = await fetch(`http://127.0.0.1:${(receiver.address() as { port: number }).port}/svc-events`, {
         method: "POST",
         headers: {
@@ -279,7 +273,7 @@ describe("README: event receivers and sinks", () => {
     })
     try {
       await withdraw(server.url, newSubjectId())
-      await eventually(() => sent.length >= 2)
+      await eventually(() => sent.length >= 2, 30_000, "both events at the sink")
       expect(sent[0]).toMatchObject({
         topic: "consent",
         messages: [{ key: expect.any(String), value: expect.stringContaining("consent.") }]
