@@ -9,10 +9,6 @@ import { addLocatorFrame } from "./locator-frame.js"
 type Callback = (data: unknown, success: boolean) => void
 type EventStatus = "tcloaded" | "cmpuishown" | "useractioncomplete"
 
-interface TcfWindow {
-  __tcfapi?: ((...args: Array<unknown>) => void) & { a?: Array<Array<unknown>> }
-}
-
 export const CMP_API_VERSION = "2.2"
 
 const iabInit = (init: InitResponse | null): (InitResponse & { gvl: Gvl }) | undefined =>
@@ -153,9 +149,8 @@ export const cmpApi = (): Extension => {
   }
 
   const install = (): void => {
-    const w = window as unknown as TcfWindow
-    const queued = w.__tcfapi?.a ?? []
-    w.__tcfapi = handle as unknown as NonNullable<TcfWindow["__tcfapi"]>
+    const queued = window.__tcfapi?.a ?? []
+    window.__tcfapi = handle
     for (const args of queued) handle(args[0], args[1], args[2], args[3])
     // Frames call through postMessage; the locator frame tells them a CMP is here.
     window.addEventListener("message", (event) => {

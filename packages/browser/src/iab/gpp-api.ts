@@ -7,10 +7,6 @@ import { addLocatorFrame } from "./locator-frame.js"
 
 type Callback = (data: unknown, success: boolean) => void
 
-interface GppWindow {
-  __gpp?: (...args: Array<unknown>) => unknown
-}
-
 /** A GPP string that lists no section. */
 const EMPTY_GPP = "DBAA"
 
@@ -88,7 +84,7 @@ export const gppApi = (): Extension => {
   }
 
   const install = (): void => {
-    const w = window as unknown as GppWindow
+    const w = window
     // The IAB stub answers `__gpp()` with its queued calls; listeners it registered are in `__gpp('events')`.
     let queued: Array<Array<unknown>> = []
     let events: Array<{ id: number; callback: Callback }> = []
@@ -98,7 +94,7 @@ export const gppApi = (): Extension => {
     } catch {
       // not the IAB stub: nothing queued
     }
-    w.__gpp = handle as NonNullable<GppWindow["__gpp"]>
+    w.__gpp = handle
     for (const e of events) {
       if (typeof e?.callback !== "function") continue
       listeners.set(e.id, e.callback)

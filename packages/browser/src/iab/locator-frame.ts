@@ -4,7 +4,8 @@
  */
 export const addLocatorFrame = (name: string): void => {
   const add = () => {
-    if (window.frames[name as unknown as number]) return
+    // The DOM's named access: a child frame of that name (the IAB stub may have added it) is there.
+    if (name in window.frames) return
     const frame = document.createElement("iframe")
     frame.name = name
     frame.style.display = "none"

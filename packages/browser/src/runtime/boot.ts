@@ -1,15 +1,9 @@
 // Script-tag start-up: embedded defaults, page config, the queued commands, then `window.svc`.
-import { mergeConfig, resolveBackendURL, type Embedded } from "./config.js"
+import { mergeConfig, resolveBackendURL } from "./config.js"
 import { createRuntime, type Extension, type SvcApi } from "./runtime.js"
 import { memoryStore, pageStore, type KeyValueStore } from "./storage.js"
 
 declare const __SVC_VERSION__: string
-
-interface SvcWindow {
-  __SVC_EMBEDDED__?: Embedded
-  svcConfig?: unknown
-  svc?: unknown
-}
 
 const sessionStore = (): KeyValueStore => {
   try {
@@ -22,8 +16,8 @@ const sessionStore = (): KeyValueStore => {
 }
 
 export const boot = (extensions: ReadonlyArray<Extension>): SvcApi | undefined => {
-  const w = window as unknown as SvcWindow
-  const existing = w.svc as SvcApi | undefined
+  const w = window
+  const existing = w.svc
   // A second tag on the same page keeps the first runtime.
   if (existing !== undefined && !Array.isArray(existing) && typeof existing.save === "function") return existing
   const queued: Array<unknown> = Array.isArray(existing) ? existing.slice() : []

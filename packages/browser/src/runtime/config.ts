@@ -1,4 +1,5 @@
 // Configuration: the defaults the server embeds in the bundle, overridden by the page.
+import type { ConsentModeConfig } from "./consent-mode.js"
 
 export interface SvcConfig {
   /** Backend base URL without trailing slash; normally embedded by the server. */
@@ -31,7 +32,7 @@ export interface SvcConfig {
    */
   iab?: { publisherCC?: string; cmpVersion?: number; consentScreen?: number; mspaCovered?: boolean }
   /** Google Consent Mode v2, embedded by the server when the manifest configures it; `false` turns it off. */
-  consentMode?: false | Record<string, unknown>
+  consentMode?: false | ConsentModeConfig
 }
 
 export interface Embedded {

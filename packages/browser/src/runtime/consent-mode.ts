@@ -45,11 +45,10 @@ const defaultsOf = (rule: ConsentModeRule | null, gpc: boolean): Preferences => 
  */
 export const consentMode = (): Extension => ({
   setup(ctx) {
-    const embedded = ctx.config.consentMode
-    if (typeof embedded !== "object" || embedded === null) return
     // The server embeds this object from the validated manifest (scripts/bundles); the page cannot add it.
-    const cm = embedded as unknown as ConsentModeConfig
-    const w = window as unknown as { dataLayer?: Array<unknown> }
+    const cm = ctx.config.consentMode
+    if (typeof cm !== "object" || cm === null) return
+    const w = window
     const dataLayer = (w.dataLayer = w.dataLayer || [])
     // gtag() pushes its `arguments` object: tags read exactly that shape.
     const gtag = function(..._args: Array<unknown>) {
