@@ -3,15 +3,20 @@
  * SQLite, then GET /consents/export over the whole period as NDJSON and as CSV, reading the body
  * as it arrives. Reports time to first byte, total time, bytes and lines, and the server
  * process's resident memory: before, and its peak while streaming (sampled every 20 ms). The
- * target is a peak under 100 MB: the export holds one keyset page (500 rows), never the result.
+ * target is a peak under 100 MB: the export holds one keyset page (25 rows), never the result.
  *
  * The server is `svc serve` itself (its bundle rebuilt first), in a process of its own, so its
  * memory is the server's as a user runs it.
+ *
+ * SVC_BENCH_READS=1 also reads a subject with one consent (GET /subjects/:id, 8 connections,
+ * 10 s) on the idle server and again while the first export streams, to show what an export
+ * costs the requests served beside it.
  *
  *   npm run bench -- export
  *   SVC_BENCH_ROWS=200000 npm run bench -- export     (smaller run)
  *   SVC_BENCH_FORMATS=csv SVC_BENCH_HEAP_MB=128 ...    (one format; a capped server heap)
  */
+import autocannon from "autocannon"
 import Database from "better-sqlite3"
 import { spawnSync } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
@@ -87,6 +92,40 @@ const measure = async (url: string, pid: number) => {
   return { before, peak, firstByte, total, bytes, lines }
 }
 
+const READ_SECONDS = 10
+
+/** One-consent reads at 8 connections: requests/s and p99 latency. */
+const reads = async (url: string) => {
+  const result = await autocannon({ url, connections: 8, duration: READ_SECONDS, pipelining: 1 })
+  if (result.errors + result.timeouts + result.non2xx > 0) throw new Error(`reads failed: ${JSON.stringify(result)}`)
+  return `${Math.round(result.requests.average).toLocaleString("en")} req/s, p99 ${result.latency.p99} ms`
+}
+
+/** Saves one consent for a new subject and returns that subject's read URL. */
+const subjectToRead = async (origin: string) => {
+  const subjectId = `sub_benchread${Date.now().toString(36)}`
+  const givenAt = Date.now()
+  const response = await fetch(`${origin}/subjects`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      type: "cookie_banner",
+      domain: "shop.example",
+      subjectId,
+      givenAt,
+      preferences: { necessary: true, measurement: true, marketing: false, functionality: true, experience: false },
+      receipts: {
+        measurement: { value: true, confirmedAt: givenAt },
+        marketing: { value: false, confirmedAt: givenAt },
+        functionality: { value: true, confirmedAt: givenAt },
+        experience: { value: false, confirmedAt: givenAt }
+      }
+    })
+  })
+  if (!response.ok) throw new Error(`saving the subject to read answered ${response.status}: ${await response.text()}`)
+  return `${origin}/subjects/${subjectId}`
+}
+
 const dir = await mkdtemp(join(tmpdir(), "svc-bench-export-"))
 const file = join(dir, "export.db")
 const port = await freePort()
@@ -115,13 +154,20 @@ try {
   console.log(`loaded ${ROWS.toLocaleString("en")} records in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`)
   const server = await startNode(args, /listening on/)
   try {
-    const base = `http://127.0.0.1:${port}/consents/export?from=2025-01-01&to=2025-12-31`
+    const origin = `http://127.0.0.1:${port}`
+    const base = `${origin}/consents/export?from=2025-01-01&to=2025-12-31`
+    const readUrl = process.env.SVC_BENCH_READS === "1" ? await subjectToRead(origin) : undefined
+    if (readUrl !== undefined) console.log(`1-consent reads, idle server: ${await reads(readUrl)}`)
     // SVC_BENCH_FORMATS=csv (or ndjson) runs one format only.
     const formats = (process.env.SVC_BENCH_FORMATS ?? "ndjson,csv").split(",").filter((f): f is "ndjson" | "csv" =>
       f === "ndjson" || f === "csv"
     )
-    for (const format of formats) {
+    for (const [i, format] of formats.entries()) {
+      const during = readUrl !== undefined && i === 0
+        ? new Promise((r) => setTimeout(r, 3_000)).then(() => reads(readUrl))
+        : undefined
       const r = await measure(`${base}&format=${format}`, server.pid!)
+      if (during !== undefined) console.log(`1-consent reads during the ${format} export: ${await during}`)
       console.log(
         `${format.padEnd(6)} ${r.lines.toLocaleString("en")} lines, ${(r.bytes / 1e6).toFixed(0)} MB in ${
           (r.total / 1000).toFixed(1)

@@ -1,21 +1,23 @@
 import { InvalidRequest } from "@svc/api"
-import { Chunk, Clock, Effect, Either, Option, Stream } from "effect"
+import { Clock, Effect, Either, Option, Stream } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { parseSummaryWindow } from "../experiments/window.js"
 import { PolicyManifest } from "../policy/manifest.js"
 import { csvHeader, csvRows } from "./csv.js"
 import { type PeriodCursor, type PeriodFilter, PeriodRecordsRepo, type PeriodRow } from "./period-repository.js"
-import { eventsOf, readRecordRow, toStandardRecord } from "./standard-record.js"
+import { readRecordRow, standaloneEvents, toStandardRecord } from "./standard-record.js"
+import { heapHeldSmall } from "./export-heap.js"
 
 const DAY_MS = 86_400_000
 const MAX_PERIOD_DAYS = 366
 /**
- * Rows per keyset page: what the export holds in memory at once. A page lives through several
- * young-generation collections while it is read, turned into records and text, so what it holds
- * is promoted and waits for a full collection: a 1M-record export peaked at 221 MB RSS with pages
- * of 500 and at 150 MB with pages of 100 (no slower; 50 gains nothing more).
+ * Rows per keyset page: what the export holds in memory at once. A page's rows, records and text
+ * must die before two young-generation collections have passed, or they are promoted and wait for
+ * a full collection: a 1M-record export peaked at 221 MB RSS with pages of 500 and at 150 MB with
+ * pages of 100. With the young generation held at its idle 1 MB semi-space (`heapHeldSmall`) and
+ * ~20 kB allocated per record, a collection comes every ~50 records: pages of 25.
  */
-export const EXPORT_PAGE_SIZE = 100
+export const EXPORT_PAGE_SIZE = 25
 
 /**
  * One turn of the event loop. A fast reader keeps the socket's buffer empty: every write then
@@ -83,28 +85,40 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
           identityProvider: row.identity_provider ?? "external",
           verified: Number(row.verified) === 1
         }]
-      const events = eventsOf([exported], context).get(exported.act.id) ?? []
-      return toStandardRecord(exported, { subjectId: row.subject_id, externalIds }, events, context)
+      return toStandardRecord(
+        exported,
+        { subjectId: row.subject_id, externalIds },
+        standaloneEvents(exported, context),
+        context
+      )
     }
 
-    /** The records of the period, oldest first, as a stream. */
-    const records = (filter: PeriodFilter) =>
-      Stream.unwrap(
-        Effect.map(Clock.currentTimeMillis, (now) =>
-          Stream.paginateChunkEffect(undefined as PeriodCursor | undefined, (after) =>
-            repo.page({ ...filter, after, limit: EXPORT_PAGE_SIZE }).pipe(
-              Effect.map((rows) => {
-                const last = rows[rows.length - 1]
-                const next = rows.length < EXPORT_PAGE_SIZE || last === undefined
-                  ? Option.none<PeriodCursor | undefined>()
-                  : Option.some({ givenAt: Number(last.given_at), id: last.id })
-                return [Chunk.fromIterable(rows.map((row) =>
-                  recordOf(row, now)
-                )), next] as const
-              }),
-              Effect.zipLeft(eventLoopTurn)
-            )))
+    /** The rows of the period, oldest first, one stream element per keyset page. */
+    const pages = (filter: PeriodFilter) =>
+      Stream.paginateEffect(
+        undefined as PeriodCursor | undefined,
+        (after) =>
+          repo.page({ ...filter, after, limit: EXPORT_PAGE_SIZE }).pipe(
+            Effect.map((rows) => {
+              const last = rows[rows.length - 1]
+              const next = rows.length < EXPORT_PAGE_SIZE || last === undefined
+                ? Option.none<PeriodCursor | undefined>()
+                : Option.some({ givenAt: last.given_at, id: last.id })
+              return [rows, next] as const
+            }),
+            Effect.zipLeft(eventLoopTurn)
+          )
       )
+
+    /** A page's text: each record is made, written and dropped before the next one is read. */
+    const pageText = (rows: ReadonlyArray<PeriodRow>, format: ExportFormat, now: number) => {
+      let text = ""
+      for (const row of rows) {
+        const record = recordOf(row, now)
+        text += format === "csv" ? csvRows(record) : `${JSON.stringify(record)}\n`
+      }
+      return text
+    }
 
     /**
      * The export as text chunks in the requested format (one chunk per page). A record's JSON is
@@ -113,16 +127,15 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
      * schema encoder per record would cost more than the query.
      */
     const text = (filter: PeriodFilter, format: ExportFormat) => {
-      const pages = records(filter).pipe(Stream.rechunk(EXPORT_PAGE_SIZE), Stream.chunks)
-      const body = pages.pipe(Stream.map((chunk) =>
-        Chunk.join(
-          Chunk.map(chunk, (record) => format === "csv" ? csvRows(record) : `${JSON.stringify(record)}\n`),
-          ""
+      const body = Stream.unwrapScoped(
+        Effect.zipRight(
+          heapHeldSmall,
+          Effect.map(Clock.currentTimeMillis, (now) => Stream.map(pages(filter), (rows) => pageText(rows, format, now)))
         )
-      ))
+      )
       return format === "csv" ? Stream.concat(Stream.make(csvHeader), body) : body
     }
 
-    return { filterOf, records, text } as const
+    return { filterOf, text } as const
   })
 }) {}

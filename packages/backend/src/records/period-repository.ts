@@ -1,4 +1,4 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { RecordRow } from "./repository.js"
 
@@ -27,34 +27,79 @@ export interface PeriodCursor {
   readonly id: string
 }
 
+/** A page request: the filter, where it starts and how many rows at most. */
+export interface PeriodPage extends PeriodFilter {
+  readonly after: PeriodCursor | undefined
+  readonly limit: number
+}
+
+const textColumns = ["id", "subject_id", "act_digest", "type", "domain"] as const
+const nullableTextColumns = [
+  "preferences",
+  "receipts",
+  "vendor_choice",
+  "policy_id",
+  "policy_fingerprint",
+  "runtime_policy_source",
+  "legal_release_id",
+  "journey_id",
+  "legal_version",
+  "legal_hash",
+  "gpc",
+  "gpp_string",
+  "gpp_section_ids",
+  "tc_string",
+  "ip_address",
+  "user_agent",
+  "action",
+  "surface",
+  "external_id",
+  "identity_provider"
+] as const
+const nullableNumberColumns = ["legal_effective_date", "erased_at", "verified"] as const
+
+/**
+ * True when a driver row already has the decoded types of {@link PeriodRow} (numbers as numbers,
+ * as SQLite and MySQL return them), so it can be used as it is. Decoding each row with the schema
+ * allocated ~25 kB per record, more than everything else the export does with it; the schema still
+ * decodes any row this does not accept (Postgres' `BIGINT` text, a malformed row fails as before).
+ */
+const isDecodedPeriodRow = (row: unknown): row is PeriodRow => {
+  if (typeof row !== "object" || row === null) return false
+  const r = row as Record<string, unknown>
+  if (typeof r.given_at !== "number" || typeof r.created_at !== "number") return false
+  for (const column of textColumns) if (typeof r[column] !== "string") return false
+  for (const column of nullableTextColumns) {
+    const value = r[column]
+    if (value !== null && typeof value !== "string") return false
+  }
+  for (const column of nullableNumberColumns) {
+    const value = r[column]
+    if (value !== null && typeof value !== "number") return false
+  }
+  return true
+}
+
+const decodeRows = Schema.decodeUnknown(Schema.Array(PeriodRow))
+
 /** SQL of the period export: keyset pages over `svc_consents_time` (tenant, given_at, id). */
 export class PeriodRecordsRepo extends Effect.Service<PeriodRecordsRepo>()("@svc/backend/PeriodRecordsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const page = SqlSchema.findAll({
-      Request: Schema.Struct({
-        tenantId: Schema.String,
-        fromMs: Schema.Number,
-        toMs: Schema.Number,
-        type: Schema.UndefinedOr(Schema.String),
-        domain: Schema.UndefinedOr(Schema.String),
-        policyId: Schema.UndefinedOr(Schema.String),
-        after: Schema.UndefinedOr(Schema.Struct({ givenAt: Schema.Number, id: Schema.String })),
-        limit: Schema.Number
-      }),
-      Result: PeriodRow,
-      execute: (q) => {
-        // One lower bound (the cursor's time once there is one), so the index seeks straight to it;
-        // the OR then skips the rows of that millisecond already sent.
-        const from = q.after === undefined ? q.fromMs : Math.max(q.fromMs, q.after.givenAt)
-        const after = q.after === undefined ? sql`` : sql`AND (c.given_at > ${q.after.givenAt} OR c.id > ${q.after.id})`
-        const type = q.type === undefined ? sql`` : sql`AND c.type = ${q.type}`
-        const domain = q.domain === undefined ? sql`` : sql`AND c.domain = ${q.domain}`
-        const policy = q.policyId === undefined
-          ? sql``
-          : sql`AND (c.policy_id = ${q.policyId} OR c.legal_release_id = ${q.policyId})`
-        return sql`SELECT c.*, l.version AS legal_version, l.hash AS legal_hash, l.effective_date AS legal_effective_date,
+    const select = (q: PeriodPage) => {
+      // One lower bound (the cursor's time once there is one), so the index seeks straight to it;
+      // the OR then skips the rows of that millisecond already sent.
+      const from = q.after === undefined ? q.fromMs : Math.max(q.fromMs, q.after.givenAt)
+      const after = q.after === undefined ? sql`` : sql`AND (c.given_at > ${q.after.givenAt} OR c.id > ${q.after.id})`
+      const type = q.type === undefined ? sql`` : sql`AND c.type = ${q.type}`
+      const domain = q.domain === undefined ? sql`` : sql`AND c.domain = ${q.domain}`
+      const policy = q.policyId === undefined
+        ? sql``
+        : sql`AND (c.policy_id = ${q.policyId} OR c.legal_release_id = ${q.policyId})`
+      return sql<
+        object
+      >`SELECT c.*, l.version AS legal_version, l.hash AS legal_hash, l.effective_date AS legal_effective_date,
               s.external_id, s.identity_provider, s.verified
             FROM svc_consents c
             LEFT JOIN svc_legal_documents l ON l.id = c.legal_release_id
@@ -63,8 +108,14 @@ export class PeriodRecordsRepo extends Effect.Service<PeriodRecordsRepo>()("@svc
               ${after} ${type} ${domain} ${policy}
             ORDER BY c.given_at, c.id
             LIMIT ${q.limit}`
-      }
-    })
+    }
+
+    /** One keyset page of rows, oldest first. */
+    const page = (q: PeriodPage) =>
+      Effect.flatMap(select(q), (rows) =>
+        rows.every(isDecodedPeriodRow)
+          ? Effect.succeed<ReadonlyArray<PeriodRow>>(rows)
+          : decodeRows(rows))
 
     return { page } as const
   })

@@ -63,6 +63,27 @@ export interface RecordContext {
 const grantedCategories = (act: StoredConsent) =>
   new Set(Object.entries(act.receipts).filter(([, r]) => r.value).map(([c]) => c))
 
+/** When a cookie-banner choice expires: its rule's `validityDays` after `givenAt`; other acts never. */
+const expiresAtOf = (act: StoredConsent, context: RecordContext): number | undefined => {
+  if (act.type !== "cookie_banner") return undefined
+  const validityDays = (act.policyId === null ? undefined : context.rule(act.policyId)?.validityDays) ??
+    DEFAULT_VALIDITY_DAYS
+  return act.givenAt + validityDays * DAY_MS
+}
+
+/**
+ * The events of one act judged alone (the period export, where a withdrawal is the later act's own
+ * record): what {@link eventsOf} gives for a list of that act only, without its grouping.
+ */
+export const standaloneEvents = (exported: ExportedAct, context: RecordContext): Array<ConsentEvent> => {
+  const { act, erasedAt } = exported
+  const events: Array<ConsentEvent> = [{ type: "given", time: new Date(act.givenAt) }]
+  const expiresAt = expiresAtOf(act, context)
+  if (expiresAt !== undefined && expiresAt <= context.now) events.push({ type: "expired", time: new Date(expiresAt) })
+  if (erasedAt !== null) events.push({ type: "erased", time: new Date(erasedAt) })
+  return events
+}
+
 /**
  * The 27560 events of each act of one subject: `given` at `givenAt`; `withdrawn` at the first
  * later act (same type and domain) that refuses a category this one granted; `expired` when a
@@ -90,10 +111,7 @@ export const eventsOf = (
       const withdrawal = group.slice(index + 1).find((later) =>
         Object.entries(later.receipts).some(([category, receipt]) => !receipt.value && granted.has(category))
       )
-      const validityDays = act.type !== "cookie_banner"
-        ? undefined
-        : (act.policyId === null ? undefined : context.rule(act.policyId)?.validityDays) ?? DEFAULT_VALIDITY_DAYS
-      const expiresAt = validityDays === undefined ? undefined : act.givenAt + validityDays * DAY_MS
+      const expiresAt = expiresAtOf(act, context)
       if (withdrawal !== undefined && (expiresAt === undefined || withdrawal.givenAt < expiresAt)) {
         list.push({ type: "withdrawn", time: new Date(withdrawal.givenAt) })
       } else if (expiresAt !== undefined && expiresAt <= context.now) {
