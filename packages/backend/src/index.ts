@@ -16,7 +16,7 @@ export { type IdentityClaims, signIdentityToken, verifyIdentityToken } from "./i
 export { GvlSource, gvlFileSource, gvlUrlSource, VendorList } from "./policy/gvl.js"
 export { PolicyManifest, ruleFingerprint } from "./policy/manifest.js"
 export { type Resolution, PolicyResolver } from "./policy/resolver.js"
-export { SessionReports } from "./policy/sessions.js"
+export { SessionReports, type Visitor } from "./policy/sessions.js"
 export { type SnapshotClaims, PolicySnapshots } from "./policy/snapshots.js"
 export {
   LEGAL_SNAPSHOT_TTL_SECONDS,

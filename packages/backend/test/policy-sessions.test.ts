@@ -63,15 +63,15 @@ describe.each(dialects)("POST /sessions [%s]", (dialect) => {
     expect((await lastReport()).ipAddress).toBeNull() // the host's own socket address is not the visitor's
   })
 
-  it.effect("is in the derived client", () =>
+  it.effect("is in the derived client, the visitor's address included", () =>
     Effect.gen(function*() {
       reports.length = 0
       const client = yield* server.client
       yield* client.policy.reportSession({
-        headers: { "x-svc-version": "3.1.0" },
+        headers: { "x-svc-version": "3.1.0", "x-svc-client-ip": "203.0.113.77" },
         payload: { ...report, source: "render" }
       })
-      expect((yield* Effect.promise(lastReport)).source).toBe("render")
+      expect(yield* Effect.promise(lastReport)).toMatchObject({ source: "render", ipAddress: "203.0.113.0" })
     }))
 
   it("refuses a request without X-SVC-Version, or with an Origin header, with 400", async () => {

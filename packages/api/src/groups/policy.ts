@@ -69,7 +69,12 @@ export class PolicyGroup extends HttpApiGroup.make("policy")
   )
   .add(
     HttpApiEndpoint.post("reportSession", "/sessions")
-      .setHeaders(Schema.Struct({ "x-svc-version": Schema.String, origin: optionalString }))
+      .setHeaders(Schema.Struct({
+        "x-svc-version": Schema.String,
+        /** The visitor's address, as the host saw it (stored per `ipAddress`: masked by default). */
+        "x-svc-client-ip": optionalString,
+        origin: optionalString
+      }))
       .setPayload(SessionReportInput)
       .addSuccess(HttpApiSchema.NoContent)
       .middleware(PublicWriteLimit)

@@ -39,3 +39,17 @@ export const clientIp = (
   if (ip === undefined) return null
   return settings.masking ? maskIp(ip) : ip
 }
+
+/**
+ * An address the caller hands over itself (`POST /sessions`' `X-SVC-Client-IP`) as svc stores it:
+ * the first valid one of the value, masked unless masking is off; `null` when tracking is off.
+ */
+export const storedIp = (
+  settings: Pick<ResolvedConfig["ipAddress"], "tracking" | "masking">,
+  value: string | undefined
+): string | null => {
+  if (!settings.tracking || value === undefined) return null
+  const ip = firstAddress(value)
+  if (ip === undefined) return null
+  return settings.masking ? maskIp(ip) : ip
+}

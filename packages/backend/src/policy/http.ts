@@ -3,8 +3,11 @@ import { describeIssues, InvalidRequest, SvcApi } from "@svc/api"
 import { SessionReportInput } from "@svc/schema"
 import { Effect, ParseResult, Schema } from "effect"
 import { precompressed, type StaticBody, staticResponse } from "../http/compression.js"
+import { SvcConfig } from "../config/resolved.js"
+import { storedIp } from "../http/client-ip.js"
 import { currentWideEvent } from "../http/wide-event.js"
-import { INIT_VARY, isSpeculative, PolicyInit } from "./init.js"
+import { PolicyInit } from "./init.js"
+import { INIT_VARY, initClientVersion, readInitRequest } from "./init-request.js"
 import { type ManifestDocument, ManifestResponses } from "./manifest-responses.js"
 import { SessionReports } from "./sessions.js"
 
@@ -29,6 +32,7 @@ const servedManifest = (document: ManifestDocument): StaticBody => {
 /** The `policy` group: HTTP in, services, HTTP out. */
 export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) =>
   Effect.gen(function*() {
+    const config = yield* SvcConfig
     const documents = yield* ManifestResponses
     const init = yield* PolicyInit
     const sessions = yield* SessionReports
@@ -40,14 +44,16 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
             "cache-control": documents.cacheControl
           })
         ))
-      .handle("init", ({ request, urlParams }) =>
+      .handle("init", ({ headers, request, urlParams }) =>
         Effect.gen(function*() {
-          const answer = yield* init.answer({
-            query: urlParams,
-            headers: request.headers,
-            remoteAddress: request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
-            pageView: request.method !== "HEAD" && !isSpeculative(request.headers)
-          })
+          const answer = yield* init.answer(readInitRequest(
+            config,
+            urlParams,
+            headers,
+            request.headers,
+            request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
+            request.method === "HEAD"
+          ))
           const event = yield* currentWideEvent
           if (event._tag === "Some") {
             event.value["policy.resolution"] = answer.resolution.status
@@ -56,8 +62,9 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
               event.value["policy.matchedBy"] = answer.resolution.matchedBy
             } else if (answer.resolution.reason !== null)
               event.value["policy.reason"] = answer.resolution.reason
-            if (answer.clientVersion !== undefined)
-              event.value["client.version"] = answer.clientVersion.slice(0, 64)
+            const clientVersion = initClientVersion(urlParams, headers)
+            if (clientVersion !== undefined)
+              event.value["client.version"] = clientVersion.slice(0, 64)
           }
           return HttpServerResponse.text(answer.body, { contentType: JSON_TYPE, headers: INIT_HEADERS })
         }))
@@ -85,7 +92,11 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
               new InvalidRequest({ message: describeIssues(ParseResult.ArrayFormatter.formatErrorSync(error)) })
             )
           )
-          yield* sessions.receive(report, request.headers)
+          yield* sessions.receive(report, {
+            userAgent: request.headers["user-agent"] ?? null,
+            // The host hands over the visitor's address; the ipAddress settings apply to it.
+            ipAddress: storedIp(config.ipAddress, headers["x-svc-client-ip"])
+          })
           return HttpServerResponse.empty({ status: 204 })
         }))
   }))

@@ -5,7 +5,8 @@ import { SvcConfig } from "../config/resolved.js"
 import { corsHeaders, makeOriginPolicy } from "../http/cors.js"
 import { requestIdOf } from "../http/edge.js"
 import { INIT_HEADERS } from "./http.js"
-import { isSpeculative, PolicyInit } from "./init.js"
+import { PolicyInit } from "./init.js"
+import { readInitRequest } from "./init-request.js"
 import { recordInitResolution, recordRequest } from "../telemetry/metrics.js"
 
 export interface FastInitAnswer {
@@ -56,15 +57,13 @@ export const makeInitFastPath = Effect.gen(function*() {
     }
     const flat = headers as Record<string, string | undefined>
     const decodedQuery = decodeQuery(query)
-    if (Either.isLeft(decodedQuery) || Either.isLeft(decodeHeaders(flat))) return undefined
+    if (Either.isLeft(decodedQuery)) return undefined
+    const decodedHeaders = decodeHeaders(flat)
+    if (Either.isLeft(decodedHeaders)) return undefined
     const origin = flat.origin
     const cors = corsHeaders(origins, origin, true)
-    return runPromise(init.answer({
-      query: decodedQuery.right,
-      headers: flat,
-      remoteAddress,
-      pageView: !isSpeculative(flat)
-    })).then((answer) => {
+    const request = readInitRequest(config, decodedQuery.right, decodedHeaders.right, flat, remoteAddress, false)
+    return runPromise(init.answer(request)).then((answer) => {
       if (metered) {
         recordInitResolution(
           answer.resolution.status,

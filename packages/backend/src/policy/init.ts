@@ -1,130 +1,53 @@
-import { InitHeaders, type InitQuery } from "@svc/api"
 import type { ExperimentArm, Journey, SessionReport } from "@svc/schema"
 import { Effect, FiberRef, LogLevel, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
-import { clientIp } from "../http/client-ip.js"
-import { LOCATION_HEADERS, normalizeCountry, normalizeRegion, requestLocation } from "../http/location.js"
-import { gpcHeader } from "../http/request-context.js"
-import { parseVendorHeader, VendorList } from "./gvl.js"
+import { VendorList } from "./gvl.js"
 import { makeLanguageNegotiator } from "./language.js"
 import { consentModeForInit } from "./consent-mode.js"
 import { PolicyManifest, translationsForRule } from "./manifest.js"
 import { type Resolution, PolicyResolver } from "./resolver.js"
-import { logReport, SessionReports } from "./sessions.js"
+import { logReport, SessionReports, type Visitor } from "./sessions.js"
 import { PolicySnapshots } from "./snapshots.js"
 
-type Headers = Readonly<Record<string, string | undefined>>
-
-/** What one `GET /init` request carries, as the handler hands it over. */
-export interface InitRequest {
-  readonly query: typeof InitQuery.Type
-  /** All request headers, lower-case names. */
-  readonly headers: Headers
-  readonly remoteAddress: string | undefined
-  /** HEAD requests, prefetches and prerenders are not page views: they send no session report. */
-  readonly pageView: boolean
+/** Where the visitor is, as `/init` resolves and echoes it. */
+export interface InitLocation {
+  readonly country: string | null
+  readonly region: string | null
 }
 
-/** `Sec-Purpose: prefetch` (and `prefetch;prerender`), or the older `Purpose` / `X-Moz` spellings. */
-export const isSpeculative = (headers: Headers): boolean =>
-  [headers["sec-purpose"], headers["purpose"], headers["x-moz"]].some((value) =>
-    value !== undefined && /prefetch|prerender/i.test(value)
-  )
+/**
+ * What one `GET /init` asks, read from its query and headers once by the HTTP side
+ * (`init-request.ts`): the service never sees headers.
+ */
+export interface InitRequest {
+  /** The policy contract the caller was built for (`contract`, else `X-SVC-Policy-Contract`). */
+  readonly contract: string | undefined
+  /** The overrides, else the edge's location headers. */
+  readonly location: InitLocation
+  /** The `gpc` override, else `Sec-GPC: 1`. */
+  readonly gpc: boolean
+  /** `Accept-Language` as sent: negotiated here, against the manifest's languages. */
+  readonly acceptLanguage: string | undefined
+  readonly experiment: ExperimentArm | null
+  readonly journey: Journey | null
+  /** The vendor IDs the page names (`X-SVC-Vendors`), narrowing the GVL answer; `undefined` when none. */
+  readonly vendorIds: ReadonlyArray<number> | undefined
+  /** HEAD requests, prefetches and prerenders are not page views: they send no session report. */
+  readonly pageView: boolean
+  /** Who is asking, for the session report: read only when one is built. */
+  readonly visitor: LazyVisitor
+}
+
+/** The visitor, read from the request on demand. */
+export interface LazyVisitor {
+  read(): Visitor
+}
 
 /** What the handler needs back: the encoded body, plus facts for the request's log event. */
 export interface InitAnswer {
   readonly body: string
   readonly resolution: Resolution
   readonly language: string
-  readonly clientVersion: string | undefined
-}
-
-/**
- * Every request header `/init`'s answer depends on, so the response varies with each: the
- * contract's header inputs (`InitHeaders`) and the edge's location headers (`requestLocation`).
- * Derived from those declarations, never listed here; the edge adds `Origin`.
- */
-export const INIT_READ_HEADERS: ReadonlyArray<string> = [...Object.keys(InitHeaders.fields), ...LOCATION_HEADERS]
-export const INIT_VARY = INIT_READ_HEADERS.join(", ")
-
-const present = (value: string | undefined): value is string => value !== undefined && value.trim() !== ""
-
-/** Query first, header second; a value that is not usable is skipped like an absent one. */
-const firstValid = <A>(parse: (value: string) => A | null, ...values: ReadonlyArray<string | undefined>): A | null => {
-  for (const value of values) {
-    if (!present(value)) continue
-    const parsed = parse(value)
-    if (parsed !== null) return parsed
-  }
-  return null
-}
-
-const parseGpc = (value: string) => (value === "1" ? true : value === "0" ? false : null)
-
-/** `<id>=<arm>`, each part URI-encoded. */
-export const parseExperiment = (value: string): ExperimentArm | null => {
-  const at = value.indexOf("=")
-  if (at < 1) return null
-  try {
-    const id = decodeURIComponent(value.slice(0, at))
-    const arm = decodeURIComponent(value.slice(at + 1))
-    return isToken(id) && isToken(arm) ? { id, arm } : null
-  } catch {
-    return null
-  }
-}
-
-/** What a save accepts as an experiment id or arm (`Token(128)`): one echoed by /init must be savable. */
-const isToken = (s: string) => s.length >= 1 && s.length <= 128 && s.trim() === s && !/[\u0000-\u001f]/.test(s)
-
-const journeyPart = (value: string | undefined) => (present(value) && value.length <= 128 ? value : undefined)
-
-/** Journey parameters, each read under its name and then its legacy alpha.8/alpha.9 name. */
-export const readJourney = (query: typeof InitQuery.Type): Journey | null => {
-  const id = journeyPart(query.journey) ?? journeyPart(query.svcJourney)
-  const scope = journeyPart(query.journeyScope) ?? journeyPart(query.svcJourneyScope)
-  const stored = journeyPart(query.stored) ?? journeyPart(query.svcStored)
-  if (id === undefined && scope === undefined && stored === undefined) return null
-  return {
-    ...(id === undefined ? {} : { id }),
-    ...(scope === undefined ? {} : { scope }),
-    ...(stored === undefined ? {} : { stored })
-  }
-}
-
-/** A region override may carry its country (`US-CA`); returns that country. */
-const regionCountry = (value: string | undefined): string | null => {
-  const m = present(value) ? /^\s*([A-Za-z]{2})-/.exec(value) : null
-  return m === null ? null : normalizeCountry(m[1])
-}
-
-/**
- * Where the visitor is: the overrides (`country`/`region` query, then `x-svc-*` headers) when
- * given, else the usual edge headers. An edge region is only used with the edge country, and a
- * `US-CA` override naming another country than the country override is ignored.
- */
-export const initLocation = (query: typeof InitQuery.Type, headers: Headers) => {
-  const regionValue = [query.region, headers["x-svc-region"]].find(present)
-  const overrideRegion = firstValid(
-    normalizeRegion as (v: string) => string | null,
-    query.region,
-    headers["x-svc-region"]
-  )
-  const regionPrefix = regionCountry(regionValue)
-  const overrideCountry = firstValid(
-    normalizeCountry as (v: string) => string | null,
-    query.country,
-    headers["x-svc-country"]
-  )
-  if (overrideCountry !== null) {
-    return {
-      country: overrideCountry,
-      region: regionPrefix === null || regionPrefix === overrideCountry ? overrideRegion : null
-    }
-  }
-  if (regionPrefix !== null && overrideRegion !== null) return { country: regionPrefix, region: overrideRegion }
-  const edge = requestLocation(headers)
-  return { country: edge.country, region: edge.country === null ? null : overrideRegion ?? edge.region }
 }
 
 /**
@@ -192,7 +115,7 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
     const tokens = new Map<string, string>()
     const tokenFor = (
       resolution: Resolution & { status: "matched" },
-      location: { country: string | null; region: string | null },
+      location: InitLocation,
       gpc: boolean
     ) => {
       const now = Date.now()
@@ -219,21 +142,16 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
 
     const answer = (request: InitRequest): Effect.Effect<InitAnswer> =>
       Effect.gen(function*() {
-        const { headers, query } = request
-        const contract = [query.contract, headers["x-svc-policy-contract"]].find(present)?.trim()
-        const location = initLocation(query, headers)
-        const gpc = firstValid(parseGpc, query.gpc, headers["x-svc-gpc"]) === true || gpcHeader(headers)
-        const language = negotiate(headers["accept-language"])
-        const experiment = firstValid(parseExperiment, query.experiment, headers["x-svc-experiment"])
-        const journey = readJourney(query)
-        const resolution = resolver.resolve({ contract, ...location })
+        const { experiment, gpc, journey, location } = request
+        const language = negotiate(request.acceptLanguage)
+        const resolution = resolver.resolve({ contract: request.contract, ...location })
 
         let tail = `,"location":${JSON.stringify(location)},"gpc":${gpc},"experiment":${
           JSON.stringify(experiment)
         },"journey":${JSON.stringify(journey)}`
         if (resolution.status === "matched") {
           if (resolution.pack.model === "iab" && vendorList.enabled) {
-            const gvl = vendorList.encodedFor(parseVendorHeader(headers["x-svc-vendors"]))
+            const gvl = vendorList.encodedFor(request.vendorIds)
             if (gvl !== undefined) tail += `,"gvl":${gvl}`
           }
           if (snapshots.enabled) {
@@ -264,8 +182,7 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
             language,
             gpc,
             ...(journey === null ? {} : { journey }),
-            userAgent: headers["user-agent"] ?? null,
-            ipAddress: clientIp(config.ipAddress, headers, request.remoteAddress),
+            ...request.visitor.read(),
             receivedAt: new Date()
           }
           if (logged) yield* logReport(report, Effect.logDebug)
@@ -275,8 +192,7 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
         return {
           body: `${headFor(resolution, language)}${tail}}`,
           resolution,
-          language,
-          clientVersion: [query.v, headers["x-svc-version"]].find(present)
+          language
         }
       })
 

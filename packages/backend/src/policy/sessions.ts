@@ -1,7 +1,6 @@
 import type { SessionReport, SessionReportInput } from "@svc/schema"
 import { Effect, Runtime } from "effect"
 import { SvcConfig } from "../config/resolved.js"
-import { clientIp } from "../http/client-ip.js"
 
 /**
  * The one log line of a session report: its non-personal fields only (never the address or the
@@ -21,6 +20,9 @@ export const logReport = (report: SessionReport, log: typeof Effect.logInfo): Ef
     "session.journeyId": report.journey?.id ?? null
   }))
 
+/** Who a report is about, read from the request by the HTTP layer: user agent and the IP as stored. */
+export type Visitor = Pick<SessionReport, "userAgent" | "ipAddress">
+
 /** Reports still waiting on a slow callback beyond this are dropped (and counted in a warning). */
 const MAX_IN_FLIGHT = 1000
 
@@ -35,8 +37,6 @@ export class SessionReports extends Effect.Service<SessionReports>()("@svc/backe
     const onReport = config.sessions.onReport
     const runtime = yield* Effect.runtime<never>()
     const runLog = Runtime.runFork(runtime)
-    // POST /sessions carries the visitor's address in X-SVC-Client-IP; the ipAddress settings apply to it.
-    const reportedIpSettings = { ...config.ipAddress, headers: ["x-svc-client-ip"] }
     let inFlight = 0
     let dropped = 0
 
@@ -78,17 +78,9 @@ export class SessionReports extends Effect.Service<SessionReports>()("@svc/backe
     }
 
     /** A report from `POST /sessions`: logged, then delivered. */
-    const receive = (
-      input: SessionReportInput,
-      headers: Readonly<Record<string, string | undefined>>
-    ) =>
+    const receive = (input: SessionReportInput, visitor: Visitor) =>
       Effect.gen(function*() {
-        const report: SessionReport = {
-          ...input,
-          userAgent: headers["user-agent"] ?? null,
-          ipAddress: clientIp(reportedIpSettings, headers, undefined),
-          receivedAt: new Date()
-        }
+        const report: SessionReport = { ...input, ...visitor, receivedAt: new Date() }
         yield* logReport(report, Effect.logInfo)
         deliver(report)
       })
