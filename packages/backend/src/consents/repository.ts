@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Millis } from "../database/columns.js"
 import { changedRows } from "../database/database-error.js"
+import { findAll } from "../database/rows.js"
 
 const Text = Schema.NullOr(Schema.String)
 
@@ -123,7 +124,7 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
     })
 
     /** Every consent of one subject, oldest act first. */
-    const listBySubject = SqlSchema.findAll({
+    const listBySubject = findAll({
       Request: Schema.Struct({ tenantId: Schema.String, subjectId: Schema.String }),
       Result: ConsentRow,
       execute: ({ subjectId, tenantId }) =>
@@ -131,7 +132,7 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
     })
 
     /** Every consent of the subjects verifiably linked to an external id, oldest act first. */
-    const listByVerifiedExternalId = SqlSchema.findAll({
+    const listByVerifiedExternalId = findAll({
       Request: Schema.Struct({ tenantId: Schema.String, externalId: Schema.String }),
       Result: ConsentRow,
       execute: ({ externalId, tenantId }) =>
@@ -141,7 +142,7 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
     })
 
     /** Consents of the given types across the subjects verifiably linked to an external id. */
-    const listTypesByVerifiedExternalId = SqlSchema.findAll({
+    const listTypesByVerifiedExternalId = findAll({
       Request: Schema.Struct({
         tenantId: Schema.String,
         externalId: Schema.String,

@@ -1,10 +1,10 @@
 import { HttpApiSchema, HttpServerResponse } from "@effect/platform"
 import type { Schema } from "effect"
-import { compileEncoder } from "./compiled-encoder.js"
+import { compileEncoder } from "../codec/compiled.js"
 
 /**
  * The success answer of a JSON endpoint, encoded with the compiled encoder of its success schema
- * (`compiled-encoder.ts`) rather than the platform's interpreting one. What goes out is what the
+ * (`codec/compiled.ts`) rather than the platform's interpreting one. What goes out is what the
  * platform would send: the same body, the schema's status, `application/json`. For the answers
  * whose size grows with what a subject holds (record lists); small answers gain nothing from it.
  */

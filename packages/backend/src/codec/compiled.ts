@@ -1,0 +1,391 @@
+import { Either, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
+
+/**
+ * A schema's encoder or decoder compiled once into plain functions, for the hot and large paths
+ * (a subject's records read from the database and answered): Effect's interpreting parser
+ * allocates a result and an option bag per value it walks, about 20 µs per consent record each
+ * way, which was the largest cost of a 200-record read.
+ *
+ * One source still: the functions are derived from the schema's AST, never written per shape,
+ * and they call the schema's own filters, declarations and transformations. They return exactly
+ * what `Schema.encodeSync` / `Schema.decodeUnknownSync` return for every value those accept
+ * (`compiled-codec.test.ts` proves it for the contract's response schemas and the row schemas
+ * with generated values). Whatever they are not sure of goes to Effect: a node kind, parse option
+ * or union shape not compiled here is parsed by Effect for that subtree, and a value that does not
+ * parse is parsed again by Effect's own function, which throws the usual `ParseError`.
+ */
+
+/** A compiled parser: the parsed value, or `MISS` when the value does not parse. */
+type Parse = (value: unknown) => unknown
+type Guard = (value: unknown) => boolean
+
+const MISS: unique symbol = Symbol("svc/compiled-codec/miss")
+
+/** The direction and the options that change what a parser does; only `onExcessProperty` is compiled. */
+interface Mode {
+  readonly decoding: boolean
+  readonly excessIsError: boolean
+}
+
+/** The options an AST node's `parseOptions` annotation sets for its subtree, or `undefined` when not compiled. */
+const modeOf = (ast: AST.AST, inherited: Mode): Mode | undefined => {
+  if (inherited.decoding && Option.isSome(AST.getDecodingFallbackAnnotation(ast))) return undefined
+  const annotation = AST.getParseOptionsAnnotation(ast)
+  if (Option.isNone(annotation)) return inherited
+  const { errors: _errors, ...rest } = annotation.value
+  if (Object.keys(rest).some((key) => key !== "onExcessProperty")) return undefined
+  if (rest.onExcessProperty === "preserve") return undefined
+  return { decoding: inherited.decoding, excessIsError: rest.onExcessProperty === "error" }
+}
+
+class Unsupported extends Error {}
+const unsupported = new Unsupported("not compiled")
+
+/** The answer of an Effect parser that ran synchronously, or `MISS`; a parser that suspends is not compiled. */
+const rightOrMiss = (result: unknown): unknown => {
+  if (!Either.isEither(result)) throw unsupported
+  return Either.isRight(result) ? result.right : MISS
+}
+
+const effectOptions = (mode: Mode): AST.ParseOptions => ({
+  onExcessProperty: mode.excessIsError ? "error" : "ignore"
+})
+
+/** Effect's own parser for a subtree this module does not compile. */
+const effectParse = (ast: AST.AST, mode: Mode): Parse => {
+  const schema = Schema.make(ast)
+  const parse = mode.decoding
+    ? ParseResult.decodeUnknownEither(schema, effectOptions(mode))
+    : ParseResult.encodeUnknownEither(schema, effectOptions(mode))
+  return (value) => {
+    const result = parse(value)
+    return Either.isRight(result) ? result.right : MISS
+  }
+}
+
+const effectGuard = (ast: AST.AST, mode: Mode): Guard => {
+  const is = ParseResult.is(Schema.make(ast), effectOptions(mode))
+  return (value) => is(value)
+}
+
+const isRecord = (value: unknown): value is Record<PropertyKey, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const hasOwn = (value: object, key: PropertyKey): boolean => Object.prototype.hasOwnProperty.call(value, key)
+
+/** The keys an index signature ranges over (Effect's rule: string keys for strings and templates, symbols for symbols). */
+const indexKeysOf = (parameter: AST.AST): ((value: object) => ReadonlyArray<PropertyKey>) | undefined => {
+  switch (parameter._tag) {
+    case "StringKeyword":
+    case "TemplateLiteral":
+      return Object.keys
+    case "SymbolKeyword":
+      return Object.getOwnPropertySymbols
+    case "Refinement":
+      return indexKeysOf(parameter.from)
+    default:
+      return undefined
+  }
+}
+
+/** What a union member is on the side being parsed, without refinements: for telling members apart. */
+const shapeOf = (ast: AST.AST, decoding: boolean): AST.AST => {
+  const side = decoding ? AST.encodedAST(ast) : AST.typeAST(ast)
+  return side._tag === "Refinement" ? shapeOf(side.from, decoding) : side
+}
+
+/**
+ * A union whose members can be tried in declared order: at most one member is an object on the
+ * side being parsed (struct, array, declared class, or anything not compiled). Effect tries
+ * struct members keyed by a literal property before the others; with one object member at most,
+ * the order cannot change which member answers.
+ */
+const isSimpleUnion = (ast: AST.Union, decoding: boolean): boolean =>
+  ast.types.filter((member) => {
+    switch (shapeOf(member, decoding)._tag) {
+      case "Literal":
+      case "StringKeyword":
+      case "NumberKeyword":
+      case "BooleanKeyword":
+      case "BigIntKeyword":
+      case "UndefinedKeyword":
+      case "Enums":
+        return false
+      default:
+        return true
+    }
+  }).length <= 1
+
+const memoTables = new Map<string, WeakMap<AST.AST, Parse | Guard>>()
+
+const memo = <F extends Parse | Guard>(kind: string, ast: AST.AST, mode: Mode, make: () => F): F => {
+  const key = `${kind}:${mode.decoding}:${mode.excessIsError}`
+  let byAst = memoTables.get(key)
+  if (byAst === undefined) {
+    byAst = new WeakMap()
+    memoTables.set(key, byAst)
+  }
+  const found = byAst.get(ast)
+  if (found !== undefined) return found as F
+  // Recursive schemas reach a node again while it is being compiled: the indirection answers
+  // those calls once the node is done.
+  const box: { compiled?: F } = {}
+  const lazy = ((value: unknown) => (box.compiled as (value: unknown) => unknown)(value)) as F
+  byAst.set(ast, lazy)
+  box.compiled = make()
+  byAst.set(ast, box.compiled)
+  return box.compiled
+}
+
+/** A type-side check: true when `value` is of the schema's type, as `Schema.is` answers. */
+const guard = (ast: AST.AST, inherited: Mode): Guard => {
+  const mode = modeOf(ast, inherited)
+  if (mode === undefined) return effectGuard(ast, inherited)
+  return memo("guard", ast, mode, () => makeGuard(ast, mode))
+}
+
+const primitiveGuard = (ast: AST.AST): Guard | undefined => {
+  switch (ast._tag) {
+    case "Literal": {
+      const literal = ast.literal
+      return (value) => value === literal
+    }
+    case "StringKeyword":
+      return (value) => typeof value === "string"
+    case "NumberKeyword":
+      return (value) => typeof value === "number"
+    case "BooleanKeyword":
+      return (value) => typeof value === "boolean"
+    case "BigIntKeyword":
+      return (value) => typeof value === "bigint"
+    case "UndefinedKeyword":
+      return (value) => value === undefined
+    case "UnknownKeyword":
+    case "AnyKeyword":
+      return () => true
+    case "Enums": {
+      const values = ast.enums.map(([, value]) => value)
+      return (value) => values.includes(value as string | number)
+    }
+    default:
+      return undefined
+  }
+}
+
+const makeGuard = (ast: AST.AST, mode: Mode): Guard => {
+  const primitive = primitiveGuard(ast)
+  if (primitive !== undefined) return primitive
+  switch (ast._tag) {
+    case "Declaration": {
+      const decode = ast.decodeUnknown(...ast.typeParameters)
+      return (value) => rightOrMiss(decode(value, AST.defaultParseOption, ast)) !== MISS
+    }
+    case "Refinement": {
+      const from = guard(ast.from, mode)
+      return (value) => from(value) && Option.isNone(ast.filter(value, AST.defaultParseOption, ast))
+    }
+    case "Transformation":
+      return guard(ast.to, mode)
+    case "Union": {
+      const members = ast.types.map((member) => guard(member, mode))
+      return (value) => members.some((member) => member(value))
+    }
+    case "TypeLiteral":
+      return typeLiteral(ast, mode, (child, m) => guard(child, m))?.guard ?? effectGuard(ast, mode)
+    case "TupleType":
+      return array(ast, mode, (child, m) => guard(child, m))?.guard ?? effectGuard(ast, mode)
+    default:
+      return effectGuard(ast, mode)
+  }
+}
+
+/** The parser of `ast` in `inherited`'s direction: the parsed value, or `MISS`. */
+const parser = (ast: AST.AST, inherited: Mode): Parse => {
+  const mode = modeOf(ast, inherited)
+  if (mode === undefined) return effectParse(ast, inherited)
+  return memo("parse", ast, mode, () => makeParser(ast, mode))
+}
+
+const makeParser = (ast: AST.AST, mode: Mode): Parse => {
+  const primitive = primitiveGuard(ast)
+  if (primitive !== undefined) return (value) => primitive(value) ? value : MISS
+  switch (ast._tag) {
+    case "Declaration": {
+      const parse = mode.decoding
+        ? ast.decodeUnknown(...ast.typeParameters)
+        : ast.encodeUnknown(...ast.typeParameters)
+      return (value) => rightOrMiss(parse(value, AST.defaultParseOption, ast))
+    }
+    case "Refinement": {
+      if (mode.decoding) {
+        const from = parser(ast.from, mode)
+        return (value) => {
+          const decoded = from(value)
+          return decoded !== MISS && Option.isNone(ast.filter(decoded, AST.defaultParseOption, ast)) ? decoded : MISS
+        }
+      }
+      // As Effect: the value must be of the whole type side (every refinement), then the
+      // refined schema encodes it.
+      const is = guard(AST.typeAST(ast), mode)
+      const from = parser(ast.from, mode)
+      return (value) => is(value) ? from(value) : MISS
+    }
+    case "Transformation":
+      return transformation(ast, mode)
+    case "Union": {
+      if (!isSimpleUnion(ast, mode.decoding)) return effectParse(ast, mode)
+      const members = ast.types.map((member) => parser(member, mode))
+      return (value) => {
+        for (const member of members) {
+          const parsed = member(value)
+          if (parsed !== MISS) return parsed
+        }
+        return MISS
+      }
+    }
+    case "TypeLiteral":
+      return typeLiteral(ast, mode, (child, m) => parser(child, m))?.parse ?? effectParse(ast, mode)
+    case "TupleType":
+      return array(ast, mode, (child, m) => parser(child, m))?.parse ?? effectParse(ast, mode)
+    default:
+      return effectParse(ast, mode)
+  }
+}
+
+/** Decoding runs from → transformation → to; encoding the other way round. */
+const transformation = (ast: AST.Transformation, mode: Mode): Parse => {
+  const first = parser(mode.decoding ? ast.from : ast.to, mode)
+  const last = parser(mode.decoding ? ast.to : ast.from, mode)
+  const kind = ast.transformation
+  switch (kind._tag) {
+    case "FinalTransformation": {
+      const transform = mode.decoding ? kind.decode : kind.encode
+      return (value) => {
+        const input = first(value)
+        if (input === MISS) return MISS
+        const output = rightOrMiss(transform(input, AST.defaultParseOption, ast, value))
+        return output === MISS ? MISS : last(output)
+      }
+    }
+    case "ComposeTransformation":
+      return (value) => {
+        const input = first(value)
+        return input === MISS ? MISS : last(input)
+      }
+    default:
+      return effectParse(ast, mode)
+  }
+}
+
+/**
+ * A struct or record, as a guard and as a parser (`child` compiles the members either way).
+ * Effect's order: the property signatures in declared order, then the index-signature keys not
+ * declared; keys no signature names are dropped, or refused under `onExcessProperty: "error"`.
+ */
+const typeLiteral = (
+  ast: AST.TypeLiteral,
+  mode: Mode,
+  child: (ast: AST.AST, mode: Mode) => Parse | Guard
+): { guard: Guard; parse: Parse } | undefined => {
+  const properties = ast.propertySignatures.map((ps) => ({
+    name: ps.name,
+    isOptional: ps.isOptional,
+    member: child(ps.type, mode)
+  }))
+  const indexes: Array<{ keys: (value: object) => ReadonlyArray<PropertyKey>; key: Guard; member: Parse | Guard }> = []
+  for (const signature of ast.indexSignatures) {
+    const keys = indexKeysOf(signature.parameter)
+    if (keys === undefined) return undefined
+    indexes.push({ keys, key: guard(signature.parameter, mode), member: child(signature.type, mode) })
+  }
+  const declared = new Set<PropertyKey>(properties.map((p) => p.name))
+  const isExpected = (key: PropertyKey): boolean => declared.has(key) || indexes.some((index) => index.key(key))
+  const excessRefused = (value: Record<PropertyKey, unknown>): boolean =>
+    mode.excessIsError && Reflect.ownKeys(value).some((key) => !isExpected(key))
+
+  const parse: Parse = (value) => {
+    if (!isRecord(value) || excessRefused(value)) return MISS
+    const output: Record<PropertyKey, unknown> = {}
+    for (const property of properties) {
+      if (property.isOptional && !hasOwn(value, property.name)) continue
+      const parsed = (property.member as Parse)(value[property.name])
+      if (parsed === MISS) return MISS
+      output[property.name] = parsed
+    }
+    for (const index of indexes) {
+      for (const key of index.keys(value)) {
+        if (!index.key(key)) continue
+        const parsed = (index.member as Parse)(value[key])
+        if (parsed === MISS) return MISS
+        if (!declared.has(key)) output[key] = parsed
+      }
+    }
+    return output
+  }
+
+  const check: Guard = (value) => {
+    if (!isRecord(value) || excessRefused(value)) return false
+    for (const property of properties) {
+      if (property.isOptional && !hasOwn(value, property.name)) continue
+      if (!(property.member as Guard)(value[property.name])) return false
+    }
+    for (const index of indexes) {
+      for (const key of index.keys(value)) {
+        if (index.key(key) && !(index.member as Guard)(value[key])) return false
+      }
+    }
+    return true
+  }
+  return { guard: check, parse }
+}
+
+/** `Schema.Array(item)` (a tuple with one rest element and no fixed ones); other tuples are left to Effect. */
+const array = (
+  ast: AST.TupleType,
+  mode: Mode,
+  child: (ast: AST.AST, mode: Mode) => Parse | Guard
+): { guard: Guard; parse: Parse } | undefined => {
+  const [rest, ...more] = ast.rest
+  if (ast.elements.length > 0 || rest === undefined || more.length > 0) return undefined
+  const item = child(rest.type, mode)
+  return {
+    guard: (value) => Array.isArray(value) && value.every((element) => (item as Guard)(element)),
+    parse: (value) => {
+      if (!Array.isArray(value)) return MISS
+      const output = new Array<unknown>(value.length)
+      for (let i = 0; i < value.length; i++) {
+        const parsed = (item as Parse)(value[i])
+        if (parsed === MISS) return MISS
+        output[i] = parsed
+      }
+      return output
+    }
+  }
+}
+
+const compile = <In, Out>(ast: AST.AST, decoding: boolean, reference: (value: In) => Out): (value: In) => Out => {
+  const compiled = parser(ast, { decoding, excessIsError: false })
+  return (value) => {
+    try {
+      const parsed = compiled(value)
+      if (parsed !== MISS) return parsed as Out
+    } catch (error) {
+      if (!(error instanceof Unsupported)) throw error
+    }
+    return reference(value)
+  }
+}
+
+/**
+ * The compiled encoder of `schema`: the same value as `Schema.encodeSync(schema)`, faster. A
+ * value that does not encode throws the `ParseError` Effect's encoder throws for it.
+ */
+export const compileEncoder = <A, I>(schema: Schema.Schema<A, I, never>): (value: A) => I =>
+  compile(schema.ast, false, Schema.encodeSync(schema))
+
+/**
+ * The compiled decoder of `schema`: the same value as `Schema.decodeUnknownSync(schema)`, faster.
+ * A value that does not decode throws the `ParseError` Effect's decoder throws for it.
+ */
+export const compileDecoder = <A, I>(schema: Schema.Schema<A, I, never>): (value: unknown) => A =>
+  compile(schema.ast, true, Schema.decodeUnknownSync(schema))
