@@ -35,6 +35,8 @@ const autocannonWithRequests = autocannon as unknown as (
 ) => Promise<AutocannonResult>
 
 const DURATION_S = Number(process.env.SVC_BENCH_SECONDS ?? 5)
+/** The `svc` command measured: this repository's, or another build's (`SVC_BENCH_SVC_BIN`, e.g. an older commit's worktree) to compare. */
+const SVC_BIN = process.env.SVC_BENCH_SVC_BIN ?? join(ROOT, "packages/server/bin/svc.js")
 const CONNECTIONS = 32
 const PG_URL = process.env.SVC_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const requireFromBackend = createRequire(join(ROOT, "packages/backend/package.json"))
@@ -230,7 +232,7 @@ const databases = async (dialect: Dialect, dir: string): Promise<{ svc: Database
     await writeFile(file, JSON.stringify({ database: db.database }))
     const result = spawnSync(
       process.execPath,
-      [join(ROOT, "packages/server/bin/svc.js"), "migrate", "--config", file],
+      [SVC_BIN, "migrate", "--config", file],
       { cwd: ROOT, encoding: "utf8" }
     )
     if (result.status !== 0) throw new Error(`svc migrate failed: ${result.stderr}${result.stdout}`)
@@ -269,8 +271,10 @@ const benchDialect = async (dialect: Dialect): Promise<ReadonlyArray<Row>> => {
     )
     const port = await freePort()
     children.push(
-      await startNode([join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", configFile, "--port",
-        String(port), "--host", "127.0.0.1"], /listening on/)
+      await startNode(
+        [SVC_BIN, "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
+        /listening on/
+      )
     )
     const ceilingPort = await freePort()
     const ceilingFile = join(dir, "ceiling.mjs")
