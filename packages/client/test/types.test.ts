@@ -13,8 +13,9 @@ import {
 import { createMockSvcClient, err, ok } from "../src/testing.js"
 
 /*
- * Type-level tests: checked by `tsc -b packages/client` (the test folder is part of the project);
- * the runtime bodies only build clients, they send nothing.
+ * Type-level tests: checked by `npm run typecheck` (`tsconfig.test.json` takes every package's
+ * tests), which CI runs; a wrong type or an unused `@ts-expect-error` fails it. The runtime bodies
+ * only build clients, they send nothing.
  */
 
 type ClientCode = "INVALID_INPUT" | "NETWORK_ERROR" | "TIMEOUT" | "ABORTED" | "UNEXPECTED_RESPONSE"
