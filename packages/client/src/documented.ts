@@ -19,7 +19,7 @@ const collect = (ast: SchemaAST.AST, into: Set<string>): void => {
 }
 
 const byRoute = new Map<string, ReadonlySet<string>>()
-HttpApi.reflect(SvcApi as unknown as HttpApi.HttpApi.Any as never, {
+HttpApi.reflect(SvcApi, {
   onGroup: () => {},
   onEndpoint: ({ endpoint, errors }) => {
     const codes = new Set<string>()

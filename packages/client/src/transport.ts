@@ -105,7 +105,7 @@ const lowerCased = (into: Record<string, string>, headers: unknown) => {
 
 const endpoints = new Map<string, Endpoint>()
 
-HttpApi.reflect(SvcApi as unknown as HttpApi.HttpApi.Any as never, {
+HttpApi.reflect(SvcApi, {
   onGroup: () => {},
   onEndpoint: ({ endpoint, errors, group, successes }) => {
     const byStatus = new Map<number, Decode>()

@@ -1,4 +1,4 @@
-import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApi, type HttpApiEndpoint, type HttpApiGroup } from "@effect/platform"
 import { parseIsoDate } from "@svc/schema"
 import { SvcApi } from "@svc/api"
 import { Either, Option, ParseResult, Schema } from "effect"
@@ -12,10 +12,14 @@ import { withoutValue } from "./failures.js"
  * server; the checks here cover what the schemas cannot see (comma lists, dates, JSON safety).
  */
 
+// The contract's groups by name, as `HttpApi.reflect` types them: `SvcApi.groups` holds each group's
+// own type, which `AnyWithProps` does not accept (an endpoint without a path has a `never` schema).
+const groups = new Map<string, HttpApiGroup.HttpApiGroup.AnyWithProps>()
+HttpApi.reflect(SvcApi, { onGroup: ({ group }) => groups.set(group.identifier, group), onEndpoint: () => {} })
+
 /** The endpoint of the contract, to read its request schemas. */
 export const endpointOf = (group: string, name: string): HttpApiEndpoint.HttpApiEndpoint.AnyWithProps => {
-  const groups = SvcApi.groups as unknown as Record<string, HttpApiGroup.HttpApiGroup.AnyWithProps>
-  const endpoint = groups[group]?.endpoints[name]
+  const endpoint = groups.get(group)?.endpoints[name]
   if (endpoint === undefined) throw new Error(`@svc/api has no endpoint ${group}.${name}`)
   return endpoint
 }
