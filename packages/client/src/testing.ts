@@ -25,36 +25,54 @@ export type SvcMockHandlers = {
  * A method without a handler rejects with an error naming it, so a test notices an unexpected call.
  */
 export const createMockSvcClient = (handlers: SvcMockHandlers = {}): SvcClient => {
-  const method = (name: string, handler: unknown) => (...args: Array<unknown>) =>
+  const method = <A extends ReadonlyArray<unknown>, R>(
+    name: string,
+    handler: ((...args: A) => R | Promise<R>) | undefined
+  ) =>
+  (...args: A): Promise<R> =>
     typeof handler === "function"
       ? Promise.resolve().then(() => handler(...args))
       : Promise.reject(new Error(`createMockSvcClient: no handler for ${name}`))
-  const table = handlers as Record<string, unknown>
   // A streaming method returns an async iterable: the handler's items (sync or async); without a
   // handler, iterating rejects with an error naming the method.
-  const iterableMethod = (name: string, handler: unknown) => (...args: Array<unknown>): AsyncIterable<unknown> => ({
+  const iterableMethod = <A extends ReadonlyArray<unknown>, R>(
+    name: string,
+    handler: ((...args: A) => AsyncIterable<R> | Iterable<R>) | undefined
+  ) =>
+  (...args: A): AsyncIterable<R> => ({
     async *[Symbol.asyncIterator]() {
       if (typeof handler !== "function") throw new Error(`createMockSvcClient: no handler for ${name}`)
-      yield* handler(...args) as AsyncIterable<unknown>
+      yield* handler(...args)
     }
   })
-  const group = (name: string, methods: ReadonlyArray<string>) => {
-    const given = table[name] as Record<string, unknown> | undefined
-    return Object.fromEntries(methods.map((m) => [m, method(`${name}.${m}`, given?.[m])]))
-  }
+  const { consents, events, experiments, legalDocuments, subjects } = handlers
   return {
-    status: method("status", table["status"]),
-    init: method("init", table["init"]),
-    manifest: method("manifest", table["manifest"]),
+    status: method("status", handlers.status),
+    init: method("init", handlers.init),
+    manifest: method("manifest", handlers.manifest),
     consents: {
-      ...group("consents", ["check"]),
-      export: iterableMethod("consents.export", (table["consents"] as Record<string, unknown> | undefined)?.["export"])
+      check: method("consents.check", consents?.check),
+      export: iterableMethod("consents.export", consents?.export)
     },
-    subjects: group("subjects", ["identify", "get", "create", "list", "export", "erase"]),
-    legalDocuments: group("legalDocuments", ["publish", "current", "list"]),
-    experiments: group("experiments", ["summary"]),
-    events: group("events", ["listDeliveries", "retryDelivery"])
-  } as unknown as SvcClient
+    subjects: {
+      identify: method("subjects.identify", subjects?.identify),
+      get: method("subjects.get", subjects?.get),
+      create: method("subjects.create", subjects?.create),
+      list: method("subjects.list", subjects?.list),
+      export: method("subjects.export", subjects?.export),
+      erase: method("subjects.erase", subjects?.erase)
+    },
+    legalDocuments: {
+      publish: method("legalDocuments.publish", legalDocuments?.publish),
+      current: method("legalDocuments.current", legalDocuments?.current),
+      list: method("legalDocuments.list", legalDocuments?.list)
+    },
+    experiments: { summary: method("experiments.summary", experiments?.summary) },
+    events: {
+      listDeliveries: method("events.listDeliveries", events?.listDeliveries),
+      retryDelivery: method("events.retryDelivery", events?.retryDelivery)
+    }
+  }
 }
 
 export interface OkOptions {
