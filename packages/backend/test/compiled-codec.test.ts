@@ -6,6 +6,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { compileDecoder, compileEncoder } from "../src/codec/compiled.js"
 import { ConsentColumns, ConsentRow } from "../src/consents/repository.js"
+import { PeriodRow } from "../src/records/period-repository.js"
 
 // The compiled encoder and decoder must answer exactly what Effect's answer: the same JSON text
 // (values and key order), and a throw where Effect throws. Checked for every success schema of
@@ -76,7 +77,8 @@ describe("compiled decoder", () => {
     })
   }
 
-  for (const [name, schema] of [["ConsentRow", ConsentRow], ["ConsentColumns", ConsentColumns]] as const) {
+  const rowSchemas: Record<string, Schema.Schema<any, any>> = { ConsentRow, ConsentColumns, PeriodRow }
+  for (const [name, schema] of Object.entries(rowSchemas)) {
     it(`decodes ${name} rows as each driver returns them exactly as Effect does`, () => {
       const check = sameDecodeAsEffect(schema)
       fc.assert(fc.property(encodedArbitrary(schema), check), { numRuns: 300 })

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { rowsDecoder } from "../database/rows.js"
 import { RecordRow } from "./repository.js"
 
 /** A record row with its subject's identity link, if the subject still has one. */
@@ -33,54 +34,12 @@ export interface PeriodPage extends PeriodFilter {
   readonly limit: number
 }
 
-const textColumns = ["id", "subject_id", "act_digest", "type", "domain"] as const
-const nullableTextColumns = [
-  "preferences",
-  "receipts",
-  "vendor_choice",
-  "policy_id",
-  "policy_fingerprint",
-  "runtime_policy_source",
-  "legal_release_id",
-  "journey_id",
-  "legal_version",
-  "legal_hash",
-  "gpc",
-  "gpp_string",
-  "gpp_section_ids",
-  "tc_string",
-  "ip_address",
-  "user_agent",
-  "action",
-  "surface",
-  "external_id",
-  "identity_provider"
-] as const
-const nullableNumberColumns = ["legal_effective_date", "erased_at", "verified"] as const
-
 /**
- * True when a driver row already has the decoded types of {@link PeriodRow} (numbers as numbers,
- * as SQLite and MySQL return them), so it can be used as it is. Decoding each row with the schema
- * allocated ~25 kB per record, more than everything else the export does with it; the schema still
- * decodes any row this does not accept (Postgres' `BIGINT` text, a malformed row fails as before).
+ * A page's rows decode with the compiled decoder of {@link PeriodRow}: the same values as the
+ * schema's decoder, without the ~25 kB per record Effect's interpreter allocated, more than
+ * everything else the export does with a record.
  */
-const isDecodedPeriodRow = (row: unknown): row is PeriodRow => {
-  if (typeof row !== "object" || row === null) return false
-  const r = row as Record<string, unknown>
-  if (typeof r.given_at !== "number" || typeof r.created_at !== "number") return false
-  for (const column of textColumns) if (typeof r[column] !== "string") return false
-  for (const column of nullableTextColumns) {
-    const value = r[column]
-    if (value !== null && typeof value !== "string") return false
-  }
-  for (const column of nullableNumberColumns) {
-    const value = r[column]
-    if (value !== null && typeof value !== "number") return false
-  }
-  return true
-}
-
-const decodeRows = Schema.decodeUnknown(Schema.Array(PeriodRow))
+const decodeRows = rowsDecoder(PeriodRow)
 
 /** SQL of the period export: keyset pages over `svc_consents_time` (tenant, given_at, id). */
 export class PeriodRecordsRepo extends Effect.Service<PeriodRecordsRepo>()("@svc/backend/PeriodRecordsRepo", {
@@ -111,11 +70,7 @@ export class PeriodRecordsRepo extends Effect.Service<PeriodRecordsRepo>()("@svc
     }
 
     /** One keyset page of rows, oldest first. */
-    const page = (q: PeriodPage) =>
-      Effect.flatMap(select(q), (rows) =>
-        rows.every(isDecodedPeriodRow)
-          ? Effect.succeed<ReadonlyArray<PeriodRow>>(rows)
-          : decodeRows(rows))
+    const page = (q: PeriodPage) => Effect.flatMap(select(q), decodeRows)
 
     return { page } as const
   })
