@@ -20,16 +20,18 @@ const options = {
   }
 }
 
-const requests: ReadonlyArray<readonly [string, Record<string, string>]> = [
-  ["/init?country=DE", {}],
-  ["/init?v=3.1.0&contract=1&journey=jrn_1&journeyScope=page&stored=1", { "accept-language": "fr-FR,fr;q=0.9" }],
-  ["/init?country=US&region=CA&gpc=1", { origin: "https://shop.example" }],
-  ["/init", { "cf-ipcountry": "FR", origin: "https://elsewhere.example", "sec-gpc": "1" }],
-  ["/init?svcJourney=old&experiment=banner%3Db", { "x-svc-country": "US", "x-svc-region": "US-CA" }],
-  ["/init?contract=2", {}],
-  ["/init?country=DE&country=FR", {}],
-  ["/init?journey=a%00b", {}],
-  ["/init?country=DE", { "sec-purpose": "prefetch", "x-request-id": "req-42" }]
+/** Each request, and the path of the fast-path server that must answer it (it declines what does not decode). */
+const requests: ReadonlyArray<readonly [string, Record<string, string>, "fast path" | "pipeline"]> = [
+  ["/init?country=DE", {}, "fast path"],
+  ["/init?v=3.1.0&contract=1&journey=jrn_1&journeyScope=page&stored=1", { "accept-language": "fr-FR,fr;q=0.9" },
+    "fast path"],
+  ["/init?country=US&region=CA&gpc=1", { origin: "https://shop.example" }, "fast path"],
+  ["/init", { "cf-ipcountry": "FR", origin: "https://elsewhere.example", "sec-gpc": "1" }, "fast path"],
+  ["/init?svcJourney=old&experiment=banner%3Db", { "x-svc-country": "US", "x-svc-region": "US-CA" }, "fast path"],
+  ["/init?contract=2", {}, "fast path"],
+  ["/init?country=DE&country=FR", {}, "pipeline"],
+  ["/init?journey=a%00b", {}, "pipeline"],
+  ["/init?country=DE", { "sec-purpose": "prefetch", "x-request-id": "req-42" }, "fast path"]
 ]
 
 const comparable = async (response: Response) => {
@@ -54,10 +56,14 @@ describe.each(configurations)("GET /init: fast path and pipeline answer alike (%
   const pipeline = useServer("sqlite", configuration, { initFastPath: false })
   const prefix = "basePath" in configuration ? "/consent" : ""
 
-  it.each(requests)("%s", async (path, headers) => {
+  it.each(requests)("%s (%o) by the %s", async (path, headers, answeredBy) => {
+    const before = fast.initFastPathAnswers()
     const [a, b] = await Promise.all([fast.fetch(prefix + path, { headers }),
       pipeline.fetch(prefix + path, { headers })])
     expect(await comparable(a)).toEqual(await comparable(b))
+    // which path answered: the fast path only on the server that has it, and only what it takes
+    expect(fast.initFastPathAnswers() - before).toBe(answeredBy === "fast path" ? 1 : 0)
+    expect(pipeline.initFastPathAnswers()).toBe(0)
     if (headers["x-request-id"] !== undefined) expect(a.headers.get("x-request-id")).toBe(headers["x-request-id"])
     else expect(a.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
   })

@@ -36,6 +36,11 @@ export interface RunningServer {
   readonly bound: string
   readonly port: number
   readonly server: Server
+  /**
+   * How many `GET /init` requests the fast path answered so far; every other request, and an
+   * `/init` the fast path declined, went through the Effect pipeline (for diagnostics and tests).
+   */
+  readonly initFastPathAnswers: () => number
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   readonly close: () => Promise<void>
 }
@@ -63,7 +68,8 @@ const pipelineLayer = (routes: Layer.Layer<never, unknown, HttpLayerRouter.HttpR
 const withInitFastPath = (
   initPath: string,
   fastPath: InitFastPath | undefined,
-  pipeline: RequestListener
+  pipeline: RequestListener,
+  onAnswered: () => void
 ): RequestListener =>
   fastPath === undefined ? pipeline : (req, res) => {
     const url = req.url ?? ""
@@ -75,6 +81,7 @@ const withInitFastPath = (
     if (answer === undefined) return pipeline(req, res)
     answer.then(
       ({ body, headers }) => {
+        onAnswered()
         res.writeHead(200, { ...headers, "content-length": Buffer.byteLength(body) })
         res.end(body)
       },
@@ -127,9 +134,12 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
     // eslint-disable-next-line preserve-caught-error -- the driver's error may quote the database password; this message is scrubbed of it
     throw new Error(describeStartupFailure(error, options))
   }
+  let initFastPathAnswers = 0
   const server = createServer(
     { keepAliveTimeout: 5_000 },
-    withInitFastPath(`${basePath}/init`, start.initFastPath === false ? undefined : initFastPath, pipeline)
+    withInitFastPath(`${basePath}/init`, start.initFastPath === false ? undefined : initFastPath, pipeline, () => {
+      initFastPathAnswers++
+    })
   )
   server.on("clientError", answerProtocolError)
   try {
@@ -160,6 +170,7 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
     bound: `${boundHost}:${address.port}`,
     port: address.port,
     server,
+    initFastPathAnswers: () => initFastPathAnswers,
     close
   }
 }

@@ -23,6 +23,12 @@ export interface TestServer {
   readonly fetch: (path: string, init?: RequestInit) => Promise<Response>
 }
 
+/** A test server started by `startServer`, as svc serve runs it. */
+export interface StartedTestServer extends TestServer {
+  /** `GET /init` requests the bundled server's fast path answered (the rest went through the pipeline). */
+  readonly initFastPathAnswers: () => number
+}
+
 const derivedClient = (baseUrl: string, key?: string) =>
   HttpApiClient.make(SvcApi, {
     baseUrl,
@@ -37,7 +43,7 @@ export const useServer = (
   dialect: SqlDialect,
   options: TestOptions = {},
   start: Omit<StartOptions, "port" | "host"> = {}
-): TestServer => {
+): StartedTestServer => {
   let running: RunningServer | undefined
   let db: FreshDatabase | undefined
   beforeAll(async () => {
@@ -61,6 +67,7 @@ export const useServer = (
     db: () => db!,
     client: Effect.suspend(() => derivedClient(url())),
     clientWithKey: (key) => Effect.suspend(() => derivedClient(url(), key)),
-    fetch: (path, init) => fetch(url() + path, init)
+    fetch: (path, init) => fetch(url() + path, init),
+    initFastPathAnswers: () => running?.initFastPathAnswers() ?? 0
   }
 }
