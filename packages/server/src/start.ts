@@ -111,6 +111,8 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
   let initFastPath: InitFastPath | undefined
   const instance = svcInstance(options, {
     migrate: start.migrate ?? true,
+    // The bundled server owns its process: an export may tune its heap (records/export-heap.ts).
+    tuneHeap: true,
     onInitFastPath: (fastPath) => {
       initFastPath = fastPath
     }

@@ -18,6 +18,7 @@ import { InsightRoutesLive } from "../insight/http.js"
 import { TelemetryLive } from "../telemetry/layer.js"
 import { RequestMetricsLive } from "../telemetry/requests.js"
 import { withLayerStatementMetrics } from "../telemetry/statements.js"
+import { HeapTuning } from "../records/export-heap.js"
 import { HandlersLive } from "./handlers.js"
 import { ServicesLive } from "./services.js"
 
@@ -26,12 +27,20 @@ export interface SvcLayerOptions {
   readonly migrate?: boolean
   /** Receives the `GET /init` fast path once the services are built (the bundled Node server uses it). */
   readonly onInitFastPath?: (fastPath: InitFastPath) => void
+  /**
+   * The process is svc's own (the bundled Node server): a period export may hold V8's young
+   * generation small and its old generation near its live size while it runs
+   * (`records/export-heap.ts`). Off by default, so a host app's heap is never touched.
+   */
+  readonly tuneHeap?: boolean
 }
 
 /**
  * All routes of one svc instance, registered on the `HttpLayerRouter` the host provides, with
  * the instance's own configuration, database and services built inside.
  */
+const HeapTuningLive = Layer.succeed(HeapTuning, true)
+
 export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = {}) => {
   const ConfigLive = Layer.succeed(SvcConfig, config)
   const SqlLive = options.migrate === true
@@ -80,7 +89,7 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
   const layer = Layer.mergeAll(EdgeRoutes, InsightRoutesLive).pipe(
     Layer.provide(CompressionLive),
     Layer.provide(MountedRouter),
-    Layer.provide(ServicesLive),
+    Layer.provide(options.tuneHeap === true ? ServicesLive.pipe(Layer.provide(HeapTuningLive)) : ServicesLive),
     Layer.provide(EventSinksLive),
     Layer.provide(HttpServer.layerContext),
     Layer.provide(ConfigLive),

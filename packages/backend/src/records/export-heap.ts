@@ -1,5 +1,14 @@
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8"
+
+/**
+ * Whether svc may set V8's heap flags of the process while a period export runs: only a server
+ * that owns its process says so (`svc serve`, `startServer`, through `SvcLayerOptions.tuneHeap`).
+ * A host composing svc into its own app keeps its heap as it configured it.
+ */
+export class HeapTuning extends Context.Reference<HeapTuning>()("@svc/backend/HeapTuning", {
+  defaultValue: () => false
+}) {}
 
 /** Period exports running now that hold the heap (see `heapHeldSmall`). */
 let holders = 0

@@ -6,7 +6,7 @@ import { PolicyManifest } from "../policy/manifest.js"
 import { csvHeader, csvRows } from "./csv.js"
 import { type PeriodCursor, type PeriodFilter, PeriodRecordsRepo, type PeriodRow } from "./period-repository.js"
 import { readRecordRow, standaloneEvents, toStandardRecord } from "./standard-record.js"
-import { heapHeldSmall } from "./export-heap.js"
+import { HeapTuning, heapHeldSmall } from "./export-heap.js"
 
 const DAY_MS = 86_400_000
 const MAX_PERIOD_DAYS = 366
@@ -53,6 +53,7 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
     const config = yield* SvcConfig
     const repo = yield* PeriodRecordsRepo
     const manifest = yield* PolicyManifest
+    const tuneHeap = yield* HeapTuning
     const tenantId = config.tenantId ?? ""
 
     /** Checks the period: both ends given, `from` not after `to`, at most 366 days. */
@@ -129,7 +130,7 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
     const text = (filter: PeriodFilter, format: ExportFormat) => {
       const body = Stream.unwrapScoped(
         Effect.zipRight(
-          heapHeldSmall,
+          tuneHeap ? heapHeldSmall : Effect.void,
           Effect.map(Clock.currentTimeMillis, (now) => Stream.map(pages(filter), (rows) => pageText(rows, format, now)))
         )
       )
