@@ -18,7 +18,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { freePort, ROOT, startNode, stop } from "./processes.js"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 
 /** autocannon's `requests` option (the shared declaration in autocannon.d.ts covers plain URLs only). */
@@ -36,7 +36,7 @@ const autocannonWithRequests = autocannon as unknown as (
 
 const DURATION_S = Number(process.env.SVC_BENCH_SECONDS ?? 5)
 /** The `svc` command measured: this repository's, or another build's (`SVC_BENCH_SVC_BIN`, e.g. an older commit's worktree) to compare. */
-const SVC_BIN = process.env.SVC_BENCH_SVC_BIN ?? join(ROOT, "packages/server/bin/svc.js")
+const SVC_BIN = resolve(process.env.SVC_BENCH_SVC_BIN ?? join(ROOT, "packages/server/bin/svc.js"))
 const CONNECTIONS = 32
 const PG_URL = process.env.SVC_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const requireFromBackend = createRequire(join(ROOT, "packages/backend/package.json"))
