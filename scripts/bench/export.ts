@@ -15,10 +15,12 @@
  *   npm run bench -- export
  *   SVC_BENCH_ROWS=200000 npm run bench -- export     (smaller run)
  *   SVC_BENCH_FORMATS=csv SVC_BENCH_HEAP_MB=128 ...    (one format; a capped server heap)
+ *   SVC_BENCH_EXPORT_DB=/tmp/export.db ...             (loads that file once, reuses it after)
  */
 import autocannon from "autocannon"
 import Database from "better-sqlite3"
 import { spawnSync } from "node:child_process"
+import { existsSync } from "node:fs"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -127,7 +129,8 @@ const subjectToRead = async (origin: string) => {
 }
 
 const dir = await mkdtemp(join(tmpdir(), "svc-bench-export-"))
-const file = join(dir, "export.db")
+const kept = process.env.SVC_BENCH_EXPORT_DB
+const file = kept ?? join(dir, "export.db")
 const port = await freePort()
 try {
   // The first start migrates the empty file; the rows are loaded with the server stopped.
@@ -148,10 +151,16 @@ try {
   )
   const args = [...heap, join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", config, "--port", String(port),
     "--host", "127.0.0.1"]
-  await stop(await startNode(args, /listening on/))
-  const loadStart = performance.now()
-  load(file)
-  console.log(`loaded ${ROWS.toLocaleString("en")} records in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`)
+  if (kept !== undefined && existsSync(kept)) {
+    console.log(`reusing the records loaded in ${kept}`)
+  } else {
+    await stop(await startNode(args, /listening on/))
+    const loadStart = performance.now()
+    load(file)
+    console.log(
+      `loaded ${ROWS.toLocaleString("en")} records in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`
+    )
+  }
   const server = await startNode(args, /listening on/)
   try {
     const origin = `http://127.0.0.1:${port}`

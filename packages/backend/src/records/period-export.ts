@@ -130,7 +130,7 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
     const text = (filter: PeriodFilter, format: ExportFormat) => {
       const body = Stream.unwrapScoped(
         Effect.zipRight(
-          tuneHeap ? heapHeldSmall : Effect.void,
+          Effect.zipRight(repo.pageCacheHeldSmall, tuneHeap ? heapHeldSmall : Effect.void),
           Effect.map(Clock.currentTimeMillis, (now) => Stream.map(pages(filter), (rows) => pageText(rows, format, now)))
         )
       )

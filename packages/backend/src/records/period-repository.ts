@@ -41,6 +41,9 @@ export interface PeriodPage extends PeriodFilter {
  */
 const decodeRows = rowsDecoder(PeriodRow)
 
+/** SQLite's own default page cache, 2,000 KiB (a negative `cache_size` counts KiB). */
+const SQLITE_CACHE_SIZE = -2000
+
 /** SQL of the period export: keyset pages over `svc_consents_time` (tenant, given_at, id). */
 export class PeriodRecordsRepo extends Effect.Service<PeriodRecordsRepo>()("@svc/backend/PeriodRecordsRepo", {
   effect: Effect.gen(function*() {
@@ -72,6 +75,41 @@ export class PeriodRecordsRepo extends Effect.Service<PeriodRecordsRepo>()("@svc
     /** One keyset page of rows, oldest first. */
     const page = (q: PeriodPage) => Effect.flatMap(select(q), decodeRows)
 
-    return { page } as const
+    /** Exports reading now, and the cache size the connection had before the first of them. */
+    let readers = 0
+    let cacheSize = 0
+    const setCacheSize = (size: number) => sql.unsafe(`PRAGMA cache_size = ${Math.trunc(size)}`)
+
+    /**
+     * While an export reads (scoped), SQLite's page cache is held at SQLite's own default of
+     * 2 MB; the size before comes back when the last export ends. An export reads each page of
+     * its period once, so a bigger cache buys it nothing, and better-sqlite3's 16 MB
+     * (`SQLITE_DEFAULT_CACHE_SIZE`) filled by one export stayed with the server for good. The
+     * pragma is the connection's (svc's one SQLite connection): requests served during an export
+     * share the smaller cache; the database file stays in the system's page cache either way.
+     * PostgreSQL and MySQL keep their caches in the database server: nothing to do there.
+     */
+    const holdCache = Effect.suspend(() =>
+      readers++ > 0 ? Effect.void : sql<{ readonly cache_size: number }>`PRAGMA cache_size`.pipe(
+        Effect.flatMap(([row]) => {
+          cacheSize = row?.cache_size ?? SQLITE_CACHE_SIZE
+          return setCacheSize(SQLITE_CACHE_SIZE)
+        }),
+        Effect.asVoid,
+        Effect.tapError(() => Effect.sync(() => readers--))
+      )
+    )
+    const releaseCache = Effect.suspend(() =>
+      --readers > 0 ? Effect.void : setCacheSize(cacheSize).pipe(
+        Effect.asVoid,
+        Effect.catchAll((error) => Effect.logWarning("restoring SQLite's page cache size failed", error))
+      )
+    )
+    const pageCacheHeldSmall = sql.onDialectOrElse({
+      sqlite: () => Effect.acquireRelease(holdCache, () => releaseCache),
+      orElse: () => Effect.void
+    })
+
+    return { page, pageCacheHeldSmall } as const
   })
 }) {}
