@@ -1,4 +1,5 @@
 import {
+  compactHeap,
   migrateDatabase,
   openApiDocument,
   purgeOnce,
@@ -69,7 +70,10 @@ const serve = async (values: Record<string, string | boolean | undefined>) => {
     host: (values.host as string | undefined) ?? "0.0.0.0",
     demoPage: options.script?.enabled !== false
   })
-  // bin/svc.js kept the young generation from growing during startup; requests may grow it again.
+  // Startup is over: what it left behind is collected and the old generation compacted, so the
+  // idle server holds its live size. bin/svc.js kept the young generation from growing during
+  // startup; requests may grow it again (docs/decisions.md, "Memory").
+  compactHeap()
   setFlagsFromString("--semi-space-growth-factor=2")
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
