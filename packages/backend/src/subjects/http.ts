@@ -1,13 +1,21 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { SvcApi } from "@svc/api"
-import { SubjectList, SubjectView } from "@svc/schema"
 import { Effect } from "effect"
 import { ApiKeys } from "../access/api-keys.js"
 import { SvcConfig } from "../config/resolved.js"
 import { ConsentLedger } from "../consents/ledger.js"
-import { jsonSuccess } from "../http/json-success.js"
+import { jsonSuccessOf } from "../http/json-success.js"
 import { requestContextOf } from "../http/request-context.js"
 import { IdentityLinks } from "./identity-links.js"
+
+/**
+ * The answers that grow with a subject's records: encoded by the compiled encoder, with the success
+ * schemas the contract declares for `get` and `list` (read from `SvcApi`, never imported beside it).
+ */
+export const subjectResponses = {
+  get: jsonSuccessOf(SvcApi, "subjects", "get"),
+  list: jsonSuccessOf(SvcApi, "subjects", "list")
+}
 
 export const SubjectsHttpLive = HttpApiBuilder.group(SvcApi, "subjects", (handlers) =>
   Effect.gen(function*() {
@@ -15,15 +23,12 @@ export const SubjectsHttpLive = HttpApiBuilder.group(SvcApi, "subjects", (handle
     const keys = yield* ApiKeys
     const ledger = yield* ConsentLedger
     const links = yield* IdentityLinks
-    // The answers that grow with a subject's records: encoded by the compiled encoder.
-    const viewResponse = jsonSuccess(SubjectView)
-    const listResponse = jsonSuccess(SubjectList)
     return handlers
       .handle("create", ({ payload }) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
           ledger.save(payload, requestContextOf(config, keys, request))))
       .handle("get", ({ path, urlParams }) =>
-        Effect.map(ledger.view(path.id, urlParams.type), viewResponse))
+        Effect.map(ledger.view(path.id, urlParams.type), subjectResponses.get))
       .handle("identify", ({ path, payload }) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
           Effect.map(
@@ -31,5 +36,5 @@ export const SubjectsHttpLive = HttpApiBuilder.group(SvcApi, "subjects", (handle
             (subject) => ({ subject })
           )))
       .handle("list", ({ urlParams }) =>
-        Effect.map(ledger.listByExternalId(urlParams.externalId), listResponse))
+        Effect.map(ledger.listByExternalId(urlParams.externalId), subjectResponses.list))
   }))
