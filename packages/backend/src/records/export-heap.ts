@@ -1,4 +1,4 @@
-import { Context, Effect } from "effect"
+import { Context, Effect, type Scope } from "effect"
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8"
 import { fullCollection } from "../instance/process-heap.js"
 
@@ -17,12 +17,42 @@ let holders = 0
 /** A young generation at most this big (both semi-spaces) has not been grown by load yet. */
 const SMALL_YOUNG_GENERATION = 8 * 1024 * 1024
 
-const youngGenerationSize = () => getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.space_size ?? 0
+/** How far the old generation may grow past its size after the last collection of an export. */
+const OLD_GENERATION_GROWTH = 2 * 1024 * 1024
+
+/** Pages written between two looks at the old generation's size. */
+const PAGES_PER_LOOK = 40
+
+const spaceStatistics = (name: string) => getHeapSpaceStatistics().find((s) => s.space_name === name)
+const youngGenerationSize = () => spaceStatistics("new_space")?.space_size ?? 0
+const oldGenerationUsed = () => spaceStatistics("old_space")?.space_used_size ?? 0
+
+/** Pages written by the exports holding the heap, and the old generation's size that calls a collection. */
+let pagesWritten = 0
+let collectAbove = 0
+
+const collect = () => {
+  fullCollection()
+  collectAbove = oldGenerationUsed() + OLD_GENERATION_GROWTH
+}
+
+/** What an export tells the heap hold: it wrote a page. */
+export interface HeapHold {
+  readonly pageWritten: () => void
+}
+
+const notHeld: HeapHold = { pageWritten: () => {} }
+
+const held: HeapHold = {
+  pageWritten: () => {
+    if (++pagesWritten % PAGES_PER_LOOK === 0 && oldGenerationUsed() > collectAbove) collect()
+  }
+}
 
 /**
  * While a period export runs on a server whose young generation is still small (an idle or
  * lightly used server), V8's heap is kept near its live size; when the last such export ends,
- * V8's defaults are back (young generation growth factor 2, dynamic old-generation growth). Both
+ * V8's defaults are back (young generation growth factor 2, dynamic old-generation growth). The
  * flags are process-wide and read at each collection, so requests served during that export run
  * with them too (measured: no slower; docs/decisions.md, "Memory"). A server whose load already
  * grew its young generation is left alone: there is nothing left to keep small.
@@ -32,28 +62,32 @@ const youngGenerationSize = () => getHeapSpaceStatistics().find((s) => s.space_n
  *   (+31 MB RSS), for good. Growth factor 1 stops growth. A page must then be small enough to die
  *   young (`EXPORT_PAGE_SIZE`).
  * - Old generation: what still survives two collections of a small young generation (the
- *   stream's own state) is promoted, and V8 let the old generation grow to about four times its
- *   live size (~85 MB) before a full collection. `--heap-growing-percent=30` sets each next limit
- *   to live + 30% (V8 adds at least 8 MB). V8 applies it from its next full collection on, so the
- *   export starts with one (`fullCollection`); before, the old generation first grew to the
- *   limit V8 had set at startup (~44 MB), 10 to 17 MB of RSS more. A compacting collection there
- *   was measured too and peaked higher (its evacuation needs memory of its own).
+ *   stream's own state, ~16 bytes per record) is promoted. V8 lets the old generation grow past
+ *   its live size by 30% (`--heap-growing-percent=30`) and at least 8 MB before it collects, and
+ *   applies a new limit only from its next full collection (the first export after start let it
+ *   reach the ~44 MB V8 had set at startup). So the export collects itself: once as it starts,
+ *   then whenever the old generation has grown 2 MB past its size after the last collection
+ *   (looked at every 40 pages; about every 5 s on a 1M-record export). Compacting collections
+ *   were measured too and peaked higher: evacuation needs memory of its own.
  */
-export const heapHeldSmall = Effect.acquireRelease(
+export const heapHeldSmall: Effect.Effect<HeapHold, never, Scope.Scope> = Effect.acquireRelease(
   Effect.sync(() => {
-    if (holders === 0 && youngGenerationSize() > SMALL_YOUNG_GENERATION) return false
+    if (holders === 0 && youngGenerationSize() > SMALL_YOUNG_GENERATION) return notHeld
     if (holders++ === 0) {
       setFlagsFromString("--semi-space-growth-factor=1")
       setFlagsFromString("--heap-growing-percent=30")
-      fullCollection()
+      collect()
     }
-    return true
+    return held
   }),
-  (held) =>
+  (hold) =>
     Effect.sync(() => {
-      if (held && --holders === 0) {
+      if (hold === held && --holders === 0) {
         setFlagsFromString("--semi-space-growth-factor=2")
         setFlagsFromString("--heap-growing-percent=0")
       }
     })
 )
+
+/** For a server that does not own its process: the export leaves V8's heap alone. */
+export const heapUntouched: Effect.Effect<HeapHold> = Effect.succeed(notHeld)

@@ -6,7 +6,7 @@ import { PolicyManifest } from "../policy/manifest.js"
 import { csvHeader, csvRows } from "./csv.js"
 import { type PeriodCursor, type PeriodFilter, PeriodRecordsRepo, type PeriodRow } from "./period-repository.js"
 import { readRecordRow, standaloneEvents, toStandardRecord } from "./standard-record.js"
-import { HeapTuning, heapHeldSmall } from "./export-heap.js"
+import { HeapTuning, heapHeldSmall, heapUntouched } from "./export-heap.js"
 
 const DAY_MS = 86_400_000
 const MAX_PERIOD_DAYS = 366
@@ -129,10 +129,16 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
      */
     const text = (filter: PeriodFilter, format: ExportFormat) => {
       const body = Stream.unwrapScoped(
-        Effect.zipRight(
-          Effect.zipRight(repo.pageCacheHeldSmall, tuneHeap ? heapHeldSmall : Effect.void),
-          Effect.map(Clock.currentTimeMillis, (now) => Stream.map(pages(filter), (rows) => pageText(rows, format, now)))
-        )
+        Effect.gen(function*() {
+          yield* repo.pageCacheHeldSmall
+          const heap = yield* (tuneHeap ? heapHeldSmall : heapUntouched)
+          const now = yield* Clock.currentTimeMillis
+          return Stream.map(pages(filter), (rows) => {
+            const page = pageText(rows, format, now)
+            heap.pageWritten()
+            return page
+          })
+        })
       )
       return format === "csv" ? Stream.concat(Stream.make(csvHeader), body) : body
     }
