@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { Millis } from "../database/columns.js"
 import { changedRows } from "../database/database-error.js"
 import { findAll } from "../database/rows.js"
+import { tenantColumnBesideIds } from "../database/tenant-column.js"
 
 const Text = Schema.NullOr(Schema.String)
 
@@ -95,6 +96,19 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
     const order = sql`ORDER BY c.given_at, c.created_at, c.id`
 
     /**
+     * The consents of the subjects verifiably linked to an external id: the subjects come from
+     * their external-id index (`svc_subjects_external`), then their consents from `subject_id`'s.
+     * Written as a join, SQLite (no statistics) started from the tenant's time index and read
+     * every consent of the tenant (~110 ms for 200,000, event loop blocked); hence the subquery
+     * and `+c.tenant_id` on SQLite (`tenant-column.ts`). A subject id is a primary key, so each
+     * consent matches at most once, as with the join.
+     */
+    const ofVerifiedExternalId = (tenantId: string, externalId: string) =>
+      sql`c.subject_id IN (SELECT s.id FROM svc_subjects s
+            WHERE s.tenant_id = ${tenantId} AND s.external_id = ${externalId} AND s.verified = 1)
+          AND ${tenantColumnBesideIds(sql, "c.tenant_id")} = ${tenantId}`
+
+    /**
      * Writes the act unless one with the same `act_key` exists (a replay or a racing twin):
      * `ON CONFLICT DO NOTHING` / `INSERT IGNORE`, so no unique violation is ever raised.
      * Returns whether this call stored it.
@@ -136,9 +150,7 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
       Request: Schema.Struct({ tenantId: Schema.String, externalId: Schema.String }),
       Result: ConsentRow,
       execute: ({ externalId, tenantId }) =>
-        sql`SELECT ${columns} ${fromConsents}
-            JOIN svc_subjects s ON s.id = c.subject_id AND s.tenant_id = c.tenant_id
-            WHERE c.tenant_id = ${tenantId} AND s.external_id = ${externalId} AND s.verified = 1 ${order}`
+        sql`SELECT ${columns} ${fromConsents} WHERE ${ofVerifiedExternalId(tenantId, externalId)} ${order}`
     })
 
     /** Consents of the given types across the subjects verifiably linked to an external id. */
@@ -150,10 +162,8 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
       }),
       Result: ConsentRow,
       execute: ({ externalId, tenantId, types }) =>
-        sql`SELECT ${columns} ${fromConsents}
-            JOIN svc_subjects s ON s.id = c.subject_id AND s.tenant_id = c.tenant_id
-            WHERE c.tenant_id = ${tenantId} AND s.external_id = ${externalId} AND s.verified = 1
-              AND c.type IN ${sql.in(types)} AND c.expired_at IS NULL ${order}`
+        sql`SELECT ${columns} ${fromConsents} WHERE ${ofVerifiedExternalId(tenantId, externalId)}
+            AND c.type IN ${sql.in(types)} AND c.expired_at IS NULL ${order}`
     })
 
     return {
