@@ -67,7 +67,7 @@ const held: HeapHold = {
  *   applies a new limit only from its next full collection (the first export after start let it
  *   reach the ~44 MB V8 had set at startup). So the export collects itself: once as it starts,
  *   then whenever the old generation has grown 2 MB past its size after the last collection
- *   (looked at every 40 pages; about every 5 s on a 1M-record export). Compacting collections
+ *   (looked at every 40 pages; about every 4 s on a 1M-record export). Compacting collections
  *   were measured too and peaked higher: evacuation needs memory of its own.
  */
 export const heapHeldSmall: Effect.Effect<HeapHold, never, Scope.Scope> = Effect.acquireRelease(

@@ -77,7 +77,7 @@ export class PeriodRecordsRepo extends Effect.Service<PeriodRecordsRepo>()("@svc
 
     /** Exports reading now, and the cache size the connection had before the first of them. */
     let readers = 0
-    let cacheSize = 0
+    let cacheSize: number | undefined
     const setCacheSize = (size: number) => sql.unsafe(`PRAGMA cache_size = ${Math.trunc(size)}`)
 
     /**
@@ -100,7 +100,8 @@ export class PeriodRecordsRepo extends Effect.Service<PeriodRecordsRepo>()("@svc
       )
     )
     const releaseCache = Effect.suspend(() =>
-      --readers > 0 ? Effect.void : setCacheSize(cacheSize).pipe(
+      // Nothing to give back when the first export could not read the size (its acquire failed).
+      --readers > 0 || cacheSize === undefined ? Effect.void : setCacheSize(cacheSize).pipe(
         Effect.asVoid,
         Effect.catchAll((error) => Effect.logWarning("restoring SQLite's page cache size failed", error))
       )
