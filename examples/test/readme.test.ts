@@ -14,6 +14,8 @@ import { join, relative, resolve } from "node:path"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
 import { newSubjectId, postCookieSave } from "../../packages/backend/test/support/consent-saves.js"
 import { dialects, freshDatabase } from "../../packages/backend/test/support/dialects.js"
+import { optionalServers } from "../../packages/backend/test/support/optional-servers.js"
+import { itWith } from "../../packages/backend/test/support/server-suites.js"
 import { eventually } from "../../packages/backend/test/support/webhook-receiver.js"
 import { status } from "../../packages/client/examples/effect-program.js"
 import type { SvcResultShape } from "../../packages/client/examples/result-shape.js"
@@ -148,11 +150,12 @@ describe("README: configuration", () => {
       "everyone-else"])
   })
 
-  it.runIf(process.env.SVC_TEST_PG_URL)(
+  itWith(
+    optionalServers.postgres,
     "svc.config.ts serves on PostgreSQL: a signed decision, saved and read back",
-    async () => {
+    async (pgUrl) => {
       const fresh = await freshDatabase("postgres")
-      const options = withDatabaseUrl(await load(), process.env.SVC_TEST_PG_URL)
+      const options = withDatabaseUrl(await load(), pgUrl)
       const server = await startServer(
         { ...options, database: { ...fresh.database }, observability: { requests: "none" } },
         { port: 0, host: "127.0.0.1" }

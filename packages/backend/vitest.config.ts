@@ -6,6 +6,7 @@ export default defineProject({
   test: {
     name: "backend",
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/support/announce-servers.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000
   }

@@ -2,7 +2,8 @@ import { verifyWebhook } from "@svc/client"
 import { type RunningServer, startServer } from "@svc/server"
 import { describe, expect, it } from "vitest"
 import { cookieSave } from "./support/consent-saves.js"
-import { dialects, freshDatabase } from "./support/dialects.js"
+import { databaseServers, freshDatabase, serverDialects } from "./support/dialects.js"
+import { skippedWithout } from "./support/server-suites.js"
 import { startTcpProxy } from "./support/tcp-proxy.js"
 import { eventually, newWebhookSecret, startReceiver } from "./support/webhook-receiver.js"
 
@@ -13,10 +14,11 @@ import { eventually, newWebhookSecret, startReceiver } from "./support/webhook-r
  * (the shared database servers themselves are never touched). SQLite is a file in the process: it
  * has no server to restart.
  */
-const servers = dialects.filter((d) => d !== "sqlite")
 const API_KEY = "restart-key-0123456789abcdef"
 
-describe.runIf(servers.length > 0).each(servers)("the database restarting mid-delivery [%s]", (dialect) => {
+if (serverDialects.length === 0) skippedWithout("the database restarting mid-delivery", databaseServers)
+
+describe.each(serverDialects)("the database restarting mid-delivery [%s]", (dialect) => {
   it(
     "delivery resumes by itself: outcomes of the requests in flight are recorded once it is back, nothing is lost or sent twice",
     async () => {

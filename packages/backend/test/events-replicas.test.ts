@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest"
-import { dialects } from "./support/dialects.js"
+import { databaseServers, serverDialects } from "./support/dialects.js"
 import { runEventDrill } from "./support/event-drill.js"
+import { optionalServers } from "./support/optional-servers.js"
+import { skippedWithout } from "./support/server-suites.js"
 
 /*
  * The issue's "Done when": two replicas on one PostgreSQL and one MySQL database, consents saved
@@ -10,10 +12,11 @@ import { runEventDrill } from "./support/event-drill.js"
  * in CI (about 7 s per database); SVC_TEST_EVENT_DRILL=5000 runs the issue's full size here (about
  * a minute per database on a quiet machine), and `npm run bench -- events` runs 5,000 and measures latency.
  */
-const shared = dialects.filter((d) => d !== "sqlite")
 const COUNT = Number(process.env.SVC_TEST_EVENT_DRILL ?? 500)
 
-describe.runIf(shared.length > 0).each(shared)("two replicas deliver every event [%s]", (dialect) => {
+if (serverDialects.length === 0) skippedWithout("two replicas deliver every event", databaseServers)
+
+describe.each(serverDialects)("two replicas deliver every event [%s]", (dialect) => {
   it(
     `${COUNT} consents, a receiver failing 20% and down for a second: all delivered, signed, at least once, never concurrently, in order`,
     async () => {
@@ -23,7 +26,7 @@ describe.runIf(shared.length > 0).each(shared)("two replicas deliver every event
         subjects: Math.ceil(COUNT / 5),
         failRate: 0.2,
         downMs: 1_000,
-        natsUrl: process.env.SVC_TEST_NATS_URL,
+        natsUrl: optionalServers.nats.url,
         deadlineMs: 60_000
       })
       console.info(`[${dialect}] saves ${report.saveMs} ms, drain ${report.drainMs} ms, ${report.requests} requests`)
@@ -35,7 +38,7 @@ describe.runIf(shared.length > 0).each(shared)("two replicas deliver every event
       expect(report.orderViolations).toBe(0)
       // The receiver really failed requests: more requests than events.
       expect(report.requests).toBeGreaterThan(report.events)
-      if (process.env.SVC_TEST_NATS_URL !== undefined) expect(report.natsMissing).toEqual([])
+      if (optionalServers.nats.url !== undefined) expect(report.natsMissing).toEqual([])
     },
     120_000 + COUNT * 100
   )

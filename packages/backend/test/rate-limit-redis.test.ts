@@ -4,19 +4,19 @@ import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { cookieSave, save } from "./support/consent-saves.js"
 import { dialects, type FreshDatabase, freshDatabase } from "./support/dialects.js"
+import { optionalServers } from "./support/optional-servers.js"
+import { describeWith } from "./support/server-suites.js"
 import { manifest } from "./support/policy-manifest.js"
 import { useServersOnOneDatabase } from "./support/shared-database.js"
 
-const REDIS_URL = process.env.SVC_TEST_REDIS_URL
-
 // Set in CI: then Redis must be reachable, and this suite fails (never skips) when it is not.
-describe.runIf(REDIS_URL !== undefined && REDIS_URL !== "")("rate limits shared in Redis by two replicas", () => {
+describeWith(optionalServers.redis, "rate limits shared in Redis by two replicas", (redisUrl) => {
   const keyPrefix = `svc-test:${Date.now().toString(36)}:${randomBytes(4).toString("hex")}:`
-  const options = { manifest, rateLimit: { store: { redis: REDIS_URL!, keyPrefix }, publicWrites: { limit: 5 } } }
+  const options = { manifest, rateLimit: { store: { redis: redisUrl, keyPrefix }, publicWrites: { limit: 5 } } }
   let redis: Redis | undefined
 
   beforeAll(async () => {
-    redis = new Redis(REDIS_URL!, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
+    redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
     await redis.connect().catch((error: unknown) => {
       throw new Error(`SVC_TEST_REDIS_URL is set but Redis is not reachable: ${String(error)}`)
     })

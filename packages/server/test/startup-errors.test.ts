@@ -1,6 +1,8 @@
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { optionalServers } from "../../backend/test/support/optional-servers.js"
+import { itWith } from "../../backend/test/support/server-suites.js"
 import { freePort, killChildren, run, tempDir } from "./support/svc-process.js"
 
 afterEach(killChildren)
@@ -51,16 +53,16 @@ describe("svc serve: a database that cannot be reached is named by host, port an
     )
   })
 
-  it.runIf(process.env.SVC_TEST_PG_URL)("PostgreSQL: a database that does not exist", async () => {
-    const url = withDatabase(process.env.SVC_TEST_PG_URL!, "svc_no_such_db")
+  itWith(optionalServers.postgres, "PostgreSQL: a database that does not exist", async (server) => {
+    const url = withDatabase(server, "svc_no_such_db")
     const { stderr } = await failingServe({ database: { dialect: "postgres", url } })
     expect(stderr).toMatch(
       /cannot connect to PostgreSQL at [^,]+:\d+, database "svc_no_such_db"[^:]*: database "svc_no_such_db" does not exist \(3D000\)/
     )
   })
 
-  it.runIf(process.env.SVC_TEST_MYSQL_URL)("MySQL: a database that does not exist", async () => {
-    const url = withDatabase(process.env.SVC_TEST_MYSQL_URL!, "svc_no_such_db")
+  itWith(optionalServers.mysql, "MySQL: a database that does not exist", async (server) => {
+    const url = withDatabase(server, "svc_no_such_db")
     const { stderr } = await failingServe({ database: { dialect: "mysql", url } })
     expect(stderr).toMatch(
       /cannot connect to MySQL at [^,]+:\d+, database "svc_no_such_db"[^:]*: .*(Unknown database 'svc_no_such_db'|Access denied)/

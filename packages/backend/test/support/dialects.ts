@@ -2,16 +2,22 @@ import type { SqlDialect } from "@svc/backend"
 import mysql from "mysql2/promise"
 import pg from "pg"
 import { randomBytes } from "node:crypto"
+import { optionalServers } from "./optional-servers.js"
 
 /**
  * The engine matrix: SQLite always; Postgres and MySQL when their URL is set. A URL that is set
- * but unreachable fails the suite (CI sets both), it never skips it.
+ * but unreachable fails the suite (CI sets both), it never skips it; the backend project's global
+ * setup says which engines a run leaves out.
  */
 export const dialects: ReadonlyArray<SqlDialect> = [
   "sqlite",
-  ...(process.env.SVC_TEST_PG_URL ? ["postgres" as const] : []),
-  ...(process.env.SVC_TEST_MYSQL_URL ? ["mysql" as const] : [])
+  ...(optionalServers.postgres.url !== undefined ? ["postgres" as const] : []),
+  ...(optionalServers.mysql.url !== undefined ? ["mysql" as const] : [])
 ]
+
+/** The engines that run as servers (not SQLite's file), with the servers they need. */
+export const serverDialects = dialects.filter((d) => d !== "sqlite")
+export const databaseServers = [optionalServers.postgres, optionalServers.mysql]
 
 export interface FreshDatabase {
   readonly database: { readonly dialect: SqlDialect; readonly url: string; readonly schema?: string }
@@ -50,7 +56,7 @@ export const freshDatabase = async (dialect: SqlDialect): Promise<FreshDatabase>
       }
     }
     case "postgres": {
-      const url = process.env.SVC_TEST_PG_URL!
+      const url = optionalServers.postgres.url!
       const schema = uniqueName()
       const client = new pg.Client({ connectionString: url })
       await client.connect()
@@ -69,7 +75,7 @@ export const freshDatabase = async (dialect: SqlDialect): Promise<FreshDatabase>
       }
     }
     case "mysql": {
-      const base = process.env.SVC_TEST_MYSQL_URL!
+      const base = optionalServers.mysql.url!
       const name = uniqueName()
       const admin = await mysql.createConnection(base)
       await admin.query(`CREATE DATABASE ${name}`)

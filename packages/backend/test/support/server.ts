@@ -38,20 +38,23 @@ const derivedClient = (baseUrl: string, key?: string) =>
 /**
  * Starts a real svc server on a fresh database of `dialect` for the enclosing `describe` block
  * (vitest `beforeAll`), migrated, on 127.0.0.1 and a free port; stops it and drops the database after.
+ * `options` may be a function, read when the server starts (after the `beforeAll`s declared
+ * before it, e.g. a proxy whose address it needs).
  */
 export const useServer = (
   dialect: SqlDialect,
-  options: TestOptions = {},
+  options: TestOptions | (() => TestOptions) = {},
   start: Omit<StartOptions, "port" | "host"> = {}
 ): StartedTestServer => {
   let running: RunningServer | undefined
   let db: FreshDatabase | undefined
   beforeAll(async () => {
     db = await freshDatabase(dialect)
+    const given = typeof options === "function" ? options() : options
     running = await startServer({
-      ...options,
+      ...given,
       database: db.database,
-      observability: { requests: "none", ...options.observability }
+      observability: { requests: "none", ...given.observability }
     }, { ...start, port: 0, host: "127.0.0.1" })
   })
   afterAll(async () => {

@@ -1,4 +1,5 @@
 import { type AddressInfo, createServer, connect, type Server, type Socket } from "node:net"
+import { afterAll, beforeAll } from "vitest"
 
 /**
  * A TCP proxy on a fixed local port in front of `target` (host:port) that can be stopped and
@@ -39,4 +40,30 @@ export const startTcpProxy = async (target: { readonly host: string; readonly po
       else s.close(() => resolve())
     })
   return { port: () => port, url: () => `nats://127.0.0.1:${port}`, stop, start: listen }
+}
+
+export type TcpProxy = Awaited<ReturnType<typeof startTcpProxy>>
+
+/**
+ * `startTcpProxy` for the enclosing `describe` block: started before its tests (vitest
+ * `beforeAll`), so nothing listens unless the suite runs, and stopped after them.
+ */
+export const useTcpProxy = (target: { readonly host: string; readonly port: number }): TcpProxy => {
+  let proxy: TcpProxy | undefined
+  beforeAll(async () => {
+    proxy = await startTcpProxy(target)
+  })
+  afterAll(async () => {
+    await proxy?.stop()
+  })
+  const started = () => {
+    if (proxy === undefined) throw new Error("proxy not started")
+    return proxy
+  }
+  return {
+    port: () => started().port(),
+    url: () => started().url(),
+    stop: () => started().stop(),
+    start: () => started().start()
+  }
 }
