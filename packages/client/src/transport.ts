@@ -3,7 +3,7 @@ import { SvcApi } from "@svc/api"
 import { Either, Option, ParseResult, Schema } from "effect"
 import type * as SchemaAST from "effect/SchemaAST"
 import type { SvcApiClient } from "./effect-client.js"
-import type { Plain } from "./methods/define.js"
+import type { Plain } from "./plain.js"
 
 /*
  * How `@svc/client` speaks HTTP: each endpoint of the `@svc/api` contract, read once with

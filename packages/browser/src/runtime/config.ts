@@ -1,5 +1,5 @@
 // Configuration: the defaults the server embeds in the bundle, overridden by the page.
-import type { ConsentModeConfig } from "./consent-mode.js"
+import type { ConsentModeConfig } from "./consent-mode-config.js"
 
 export interface SvcConfig {
   /** Backend base URL without trailing slash; normally embedded by the server. */

@@ -1,27 +1,8 @@
 // Google Consent Mode v2: `gtag('consent', 'default' | 'update', …)` pushed to window.dataLayer.
 import { applyGpc, defaultPreferences } from "./policy.js"
+import type { ConsentModeMapping, ConsentModeRule } from "./consent-mode-config.js"
 import type { Extension } from "./runtime.js"
-import type { Category, Model, Preferences } from "./types.js"
-
-/** Google type → svc category (`necessary`: always granted). */
-export type ConsentModeMapping = Record<string, Category | "necessary">
-
-/** A rule as the server embeds it for the default commands. */
-export interface ConsentModeRule {
-  region: ReadonlyArray<string> | null
-  model: Model
-  categories: ReadonlyArray<Category>
-  gpcDenies: ReadonlyArray<Category>
-  mapping: ConsentModeMapping
-}
-
-/** The server-embedded `consentMode` config block (the page may set `consentMode: false`). */
-export interface ConsentModeConfig {
-  waitForUpdate: number
-  mapping: ConsentModeMapping
-  regional: ReadonlyArray<ConsentModeRule>
-  everywhere: ConsentModeRule | null
-}
+import type { Preferences } from "./types.js"
 
 type ConsentValue = "granted" | "denied"
 

@@ -6,7 +6,7 @@ import { SvcError, type SvcIssue } from "../errors.js"
 import type { SvcFailure, SvcResult } from "../result.js"
 import { failure, invalidInput, missingApiKey, type Runtime } from "../runner.js"
 import { checkPart, endpointOf, objectIssue } from "../validate.js"
-import type { Plain } from "./define.js"
+import type { Plain } from "../plain.js"
 
 export interface ConsentExportInput {
   /** Start of the period: a `Date` or an ISO 8601 string (a bare date starts its UTC day). */

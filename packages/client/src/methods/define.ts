@@ -1,8 +1,9 @@
-import type { Brand, Effect } from "effect"
+import type { Effect } from "effect"
 import { resolveCall } from "../call-options.js"
 import { guarded } from "../checks.js"
 import type { BackendCodeOf, ClientErrorCode, SvcErrorCode, SvcIssue } from "../errors.js"
 import type { SvcResult } from "../result.js"
+import type { Plain } from "../plain.js"
 import { firstPerPath } from "../validate.js"
 import { invalidInput, missingApiKey, type Operation, run, type Runtime } from "../runner.js"
 
@@ -13,16 +14,6 @@ export type CodesOf<F> =
 
 /** The same for a key-only method. */
 export type KeyCodesOf<F> = CodesOf<F> | "MISSING_API_KEY"
-
-/**
- * A decoded body with the contract's brands removed (`SubjectId` is a plain `string` here), so
- * users and their mocks can build data without casts. Dates stay `Date`.
- */
-export type Plain<T> = T extends { readonly [Brand.BrandTypeId]: unknown } ? T extends string ? string : T
-  : T extends Date ? T
-  : T extends ReadonlyArray<infer E> ? ReadonlyArray<Plain<E>>
-  : T extends object ? { readonly [K in keyof T]: Plain<T[K]> }
-  : T
 
 /** The decoded success body of a derived-client method (its `withResponse` tuple form removed). */
 export type SuccessOf<F> = F extends (...args: never) => Effect.Effect<infer A, unknown, unknown>
