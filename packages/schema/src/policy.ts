@@ -38,7 +38,7 @@ export const PolicyId = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9][A-Za-z0-
 })
 
 /**
- * One authored policy rule (DESIGN.md fixes `id`, `match`, `model`, `categories`; the rest are
+ * One authored policy rule (`id`, `match`, `model` and `categories` are the fixed shape; the rest are
  * our extensions, all optional). Unknown keys are refused when the instance is built.
  */
 export const PolicyRule = Schema.Struct({

@@ -65,7 +65,7 @@ export const EpochMillis = Schema.transformOrFail(Schema.Number, Schema.DateFrom
 }).annotations({ identifier: "EpochMillis" })
 
 /**
- * A time in a request body: epoch milliseconds or an ISO 8601 string (DESIGN.md wire choice).
+ * A time in a request body: epoch milliseconds or an ISO 8601 string (a fixed wire choice).
  * Encodes back to ISO 8601, so the typed client always sends the string form.
  */
 export const TimeInput = Schema.Union(IsoDateString, EpochMillis).annotations({

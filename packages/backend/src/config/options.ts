@@ -26,11 +26,11 @@ export type RateLimitOptions = Written<typeof S.RateLimitOptions>
 export type SessionOptions = Written<typeof S.SessionOptions>
 /** Storage limitation: how long proof fields and records are kept (days); each absent one is kept forever. */
 export type RetentionOptions = Written<typeof S.RetentionOptions>
-/** One webhook endpoint (DESIGN.md): events are POSTed to `url`, signed with `secret` (Standard Webhooks). */
+/** One webhook endpoint (a fixed option shape): events are POSTed to `url`, signed with `secret` (Standard Webhooks). */
 export type WebhookOptions = Written<typeof S.WebhookOptions>
 export type EventRetryOptions = Written<typeof S.EventRetryOptions>
 export type EventsOptions = Written<typeof S.EventsOptions>
-/** `telemetry` (DESIGN.md): OpenTelemetry export and the Prometheus endpoint. Both are off unless written. */
+/** `telemetry` (a fixed option shape): OpenTelemetry export and the Prometheus endpoint. Both are off unless written. */
 export type TelemetryOptions = Written<typeof S.TelemetryOptions>
 
 /** Options accepted by `defineConfig` (config files) and `svcInstance`. */

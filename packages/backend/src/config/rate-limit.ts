@@ -1,7 +1,7 @@
 import type { RateLimitGroup, ResolvedRateLimit, ResolvedRateRule } from "./resolved.js"
 import type { RateLimitOptions } from "./schema.js"
 
-/** DESIGN.md's defaults: public writes 120 a minute per client IP, administrative routes 600 a minute per key. */
+/** The fixed defaults: public writes 120 a minute per client IP, administrative routes 600 a minute per key. */
 const DEFAULTS: Partial<Record<RateLimitGroup, ResolvedRateRule>> = {
   publicWrites: { limit: 120, windowSeconds: 60 },
   admin: { limit: 600, windowSeconds: 60 }

@@ -232,7 +232,7 @@ export const RateLimitOptions = Schema.Struct({
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"])
 
-/** Why a webhook URL is refused, if it is (DESIGN.md: https, or http on a loopback host). */
+/** Why a webhook URL is refused, if it is (https, or http on a loopback host). */
 const webhookUrlProblem = (url: string): string | undefined => {
   let parsed: URL
   try {
@@ -264,7 +264,7 @@ const EventType = SvcEventType.annotations({
   })
 })
 
-/** One webhook endpoint (DESIGN.md): events are POSTed to `url`, signed with `secret` (Standard Webhooks). */
+/** One webhook endpoint (a fixed option shape): events are POSTed to `url`, signed with `secret` (Standard Webhooks). */
 export const WebhookOptions = Schema.Struct({
   /** Names the endpoint in `/events/deliveries` and `/status`: `[A-Za-z0-9_.-]{1,64}`. */
   id: Schema.String.pipe(
@@ -345,7 +345,7 @@ const httpUrl = (url: string) => {
   }
 }
 
-/** `telemetry` (DESIGN.md): OpenTelemetry export and the Prometheus endpoint. Both are off unless written. */
+/** `telemetry` (a fixed option shape): OpenTelemetry export and the Prometheus endpoint. Both are off unless written. */
 export const TelemetryOptions = Schema.Struct({
   /** `service.name` of exported traces and metrics. Default `svc`. */
   serviceName: Schema.optional(Schema.String.pipe(Schema.minLength(1))),

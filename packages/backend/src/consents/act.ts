@@ -29,7 +29,7 @@ export const applyPreferences = (preferences: Preferences): Preferences => ({ ..
 
 /**
  * The decision of a save. Without `receipts`, each optional category of `preferences` gets a
- * receipt confirmed at `givenAt` (DESIGN.md).
+ * receipt confirmed at `givenAt` (a fixed wire choice).
  */
 export const decisionOf = (body: SaveConsentRequest): ActDecision => {
   const givenAt = body.givenAt.getTime()
@@ -58,7 +58,7 @@ export const decisionOf = (body: SaveConsentRequest): ActDecision => {
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 /**
- * Identity of an act (DESIGN.md "the same act"): tenant, subject, type, domain, givenAt and, for a
+ * Identity of an act ("the same act", a fixed wire choice): tenant, subject, type, domain, givenAt and, for a
  * legal document, the release accepted. Unique in `svc_consents.act_key`.
  */
 export const actKey = (act: {
