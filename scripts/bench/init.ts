@@ -12,7 +12,7 @@
 import autocannon from "autocannon"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
-import { freePort, peakRssMb, ROOT, startNode, stop } from "./processes.js"
+import { freePort, peakRssMb, startNode, stop, SVC_BIN } from "./processes.js"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -80,8 +80,7 @@ export const run = async (): Promise<void> => {
     await writeFile(configFile, JSON.stringify(config(dir)))
     const port = await freePort()
     const svc = await startNode(
-      [join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", configFile, "--port", String(port), "--host",
-        "127.0.0.1"],
+      [SVC_BIN, "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
       /listening on/
     )
     children.push(svc)
