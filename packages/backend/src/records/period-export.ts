@@ -6,7 +6,6 @@ import { PolicyManifest } from "../policy/manifest.js"
 import { csvHeader, csvRows } from "./csv.js"
 import { type PeriodCursor, type PeriodFilter, PeriodRecordsRepo, type PeriodRow } from "./period-repository.js"
 import { readRecordRow, standaloneEvents, toStandardRecord } from "./standard-record.js"
-import { HeapTuning, heapHeldSmall, heapUntouched } from "./export-heap.js"
 
 const DAY_MS = 86_400_000
 const MAX_PERIOD_DAYS = 366
@@ -53,7 +52,6 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
     const config = yield* SvcConfig
     const repo = yield* PeriodRecordsRepo
     const manifest = yield* PolicyManifest
-    const tuneHeap = yield* HeapTuning
     const tenantId = config.tenantId ?? ""
 
     /** Checks the period: both ends given, `from` not after `to`, at most 366 days. */
@@ -131,13 +129,8 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
       const body = Stream.unwrapScoped(
         Effect.gen(function*() {
           yield* repo.pageCacheHeldSmall
-          const heap = yield* (tuneHeap ? heapHeldSmall : heapUntouched)
           const now = yield* Clock.currentTimeMillis
-          return Stream.map(pages(filter), (rows) => {
-            const page = pageText(rows, format, now)
-            heap.pageWritten()
-            return page
-          })
+          return Stream.map(pages(filter), (rows) => pageText(rows, format, now))
         })
       )
       return format === "csv" ? Stream.concat(Stream.make(csvHeader), body) : body
