@@ -130,3 +130,15 @@ export const peakRssMb = (pid: number) => statusMb(pid, "VmHWM")
 
 /** Resident memory of a process now (VmRSS), in MB. */
 export const rssMb = (pid: number) => statusMb(pid, "VmRSS")
+
+/**
+ * CPU time a process has used so far (user + system, from /proc), in seconds. Divided by the
+ * requests served in between, it compares builds on a busy machine, where requests/s swing with
+ * whatever else runs: the work per request does not.
+ */
+export const cpuSeconds = async (pid: number) => {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")
+  // Fields after the command name (which may hold spaces) start at the state, field 3.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime: fields 14 and 15, in ticks of 10 ms
+}

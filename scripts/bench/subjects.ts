@@ -10,6 +10,7 @@
  * Targets on SQLite: saves ≥ 30% of the ceiling, reads ≥ 20%.
  *
  *   npx tsx --conditions=@svc/source scripts/bench/subjects.ts        (or `npm run bench -- subjects`)
+ *   SVC_BENCH_DIALECTS=sqlite ...                                      (one dialect)
  */
 import autocannon from "autocannon"
 import { type ChildProcess, spawnSync } from "node:child_process"
@@ -327,7 +328,11 @@ export const run = async (): Promise<void> => {
   const build = spawnSync(process.execPath, ["build.mjs"], { cwd: join(ROOT, "packages/server"), encoding: "utf8" })
   if (build.status !== 0) throw new Error(`building the server bundle failed: ${build.stderr}`)
   const rows: Array<Row> = []
-  for (const dialect of ["sqlite", "postgres"] as const) {
+  // SVC_BENCH_DIALECTS=sqlite (or postgres) runs one dialect only.
+  const dialects = (process.env.SVC_BENCH_DIALECTS ?? "sqlite,postgres").split(",").filter((d): d is Dialect =>
+    d === "sqlite" || d === "postgres"
+  )
+  for (const dialect of dialects) {
     try {
       rows.push(...(await benchDialect(dialect)))
     } catch (error) {
