@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 // The svc command: runs the bundled build, dist/cli.mjs (`npm run build -w @svc/server`, which
 // `npm ci`, `npm start` and `npm test` run), so the server process loads no TypeScript tooling.
+//
+// The Node and V8 flags the server wants belong on this file's first line, its process's own
+// command line (`#!/usr/bin/env -S node --flag`; `@svc/backend` never sets one at run time). It
+// sets none: the ones measured cost throughput for a smaller idle heap (docs/decisions.md,
+// "Nothing process-global (#23)"); `NODE_OPTIONS` takes an operator's own.
 import { existsSync } from "node:fs"
 
 const bundle = new URL("../dist/cli.mjs", import.meta.url)
