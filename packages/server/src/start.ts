@@ -70,11 +70,12 @@ const withInitFastPath = (fastPath: InitFastPath["Type"], pipeline: RequestListe
       ? answer(q === -1 ? "" : url.slice(q + 1), req.headers, req.socket.remoteAddress)
       : undefined
     if (answered === undefined) return pipeline(req, res)
-    // The promise never rejects: a failure is answered (500) by the fast path itself.
-    void answered.then(({ body, headers, status }) => {
+    // A failure is answered (500) by the fast path itself; the promise rejects only when its fiber
+    // was interrupted, which nothing but a shutdown does: the connection is closed then.
+    answered.then(({ body, headers, status }) => {
       res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(body) })
       res.end(body)
-    })
+    }, () => res.destroy())
   }
 }
 
