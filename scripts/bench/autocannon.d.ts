@@ -9,6 +9,8 @@ declare module "autocannon" {
   }
   interface Histogram {
     readonly average: number
+    /** Requests: how many in all (latency: the number of samples). */
+    readonly total: number
     readonly p50: number
     readonly p99: number
   }

@@ -2,8 +2,9 @@
  * Streamed export benchmark: 1,000,000 cookie-banner records (four category receipts each) in
  * SQLite, then GET /consents/export over the whole period as NDJSON and as CSV, reading the body
  * as it arrives. Reports time to first byte, total time, bytes and lines, and the server
- * process's resident memory: before, and its peak while streaming (sampled every 20 ms). The
- * target is a peak under 100 MB: the export holds one keyset page (25 rows), never the result.
+ * process's resident memory: before, its peak while streaming (sampled every 20 ms), and its RSS
+ * once 100,000 records had arrived and once all had. The bar is the difference of the last two:
+ * an export holds one keyset page, never the result, so its memory must not grow with its size.
  *
  * The server is `svc serve` itself (its bundle rebuilt first), in a process of its own, so its
  * memory is the server's as a user runs it.
@@ -24,9 +25,13 @@ import { existsSync } from "node:fs"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freePort, ROOT, rssMb, startNode, stop } from "./processes.js"
+import { freePort, ROOT, rssMb, startNode, stop, SVC_BIN } from "./processes.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 1_000_000)
+/** Records after which the server's RSS is taken the first time (the second is after the last). */
+const CHECKPOINT = Math.min(100_000, Math.floor(ROWS / 10))
+/** Lines per record: CSV has a row per category receipt, and the records loaded here have four. */
+const LINES_PER_RECORD = { ndjson: 1, csv: 4 } as const
 const BATCH = 10_000
 const API_KEY = "bench-export-key-0123456789abcdef"
 const START = Date.UTC(2025, 0, 1)
@@ -66,7 +71,7 @@ const load = (file: string) => {
   db.close()
 }
 
-const measure = async (url: string, pid: number) => {
+const measure = async (url: string, pid: number, linesPerRecord: number) => {
   const before = await rssMb(pid)
   let peak = before
   let sampling = true
@@ -83,15 +88,19 @@ const measure = async (url: string, pid: number) => {
   let firstByte = Number.NaN
   let bytes = 0
   let lines = 0
+  let atCheckpoint = Number.NaN
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     if (bytes === 0) firstByte = performance.now() - started
     bytes += chunk.byteLength
     for (const byte of chunk) if (byte === 10) lines++
+    if (Number.isNaN(atCheckpoint) && lines >= CHECKPOINT * linesPerRecord) atCheckpoint = await rssMb(pid)
   }
+  // Taken as the last chunk has arrived, before the server lets go of the response.
+  const atEnd = await rssMb(pid)
   const total = performance.now() - started
   sampling = false
   await sampler
-  return { before, peak, firstByte, total, bytes, lines }
+  return { before, peak, atCheckpoint, atEnd, firstByte, total, bytes, lines }
 }
 
 const READ_SECONDS = 10
@@ -149,8 +158,7 @@ try {
       observability: { requests: "none" }
     })
   )
-  const args = [...heap, join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", config, "--port", String(port),
-    "--host", "127.0.0.1"]
+  const args = [...heap, SVC_BIN, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"]
   if (kept !== undefined && existsSync(kept)) {
     console.log(`reusing the records loaded in ${kept}`)
   } else {
@@ -175,7 +183,7 @@ try {
       const during = readUrl !== undefined && i === 0
         ? new Promise((r) => setTimeout(r, 3_000)).then(() => reads(readUrl))
         : undefined
-      const r = await measure(`${base}&format=${format}`, server.pid!)
+      const r = await measure(`${base}&format=${format}`, server.pid!, LINES_PER_RECORD[format])
       if (during !== undefined) console.log(`1-consent reads during the ${format} export: ${await during}`)
       console.log(
         `${format.padEnd(6)} ${r.lines.toLocaleString("en")} lines, ${(r.bytes / 1e6).toFixed(0)} MB in ${
@@ -184,7 +192,15 @@ try {
           `(${Math.round(ROWS / (r.total / 1000)).toLocaleString("en")} records/s), first byte after ${
             r.firstByte.toFixed(0)
           } ms; ` +
-          `server RSS ${r.before.toFixed(0)} MB before, peak ${r.peak.toFixed(0)} MB while streaming (target < 100 MB)`
+          `server RSS ${r.before.toFixed(0)} MB before, peak ${r.peak.toFixed(0)} MB while streaming`
+      )
+      const growth = r.atEnd - r.atCheckpoint
+      console.log(
+        `${format.padEnd(6)} server RSS after ${CHECKPOINT.toLocaleString("en")} records ${
+          r.atCheckpoint.toFixed(0)
+        } MB, after ${ROWS.toLocaleString("en")} ${r.atEnd.toFixed(0)} MB: ${growth >= 0 ? "+" : ""}${
+          growth.toFixed(0)
+        } MB (bar: flat, within a few MB)`
       )
     }
   } finally {

@@ -12,7 +12,7 @@
 import autocannon from "autocannon"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
-import { freePort, peakRssMb, ROOT, startNode, stop } from "./processes.js"
+import { cpuSeconds, freePort, peakRssMb, startNode, stop, SVC_BIN } from "./processes.js"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -50,15 +50,20 @@ interface Measured {
   readonly p50: number
   readonly p99: number
   readonly errors: number
+  /** The server's CPU time per answered request, in µs (`NaN` when its pid is not given). */
+  readonly cpuUs: number
 }
 
-const measure = async (url: string, connections: number, seconds: number): Promise<Measured> => {
+const measure = async (url: string, connections: number, seconds: number, pid?: number): Promise<Measured> => {
+  const cpuBefore = pid === undefined ? Number.NaN : await cpuSeconds(pid)
   const result = await autocannon({ url, connections, duration: seconds, headers: HEADERS, pipelining: 1 })
+  const cpu = pid === undefined ? Number.NaN : await cpuSeconds(pid) - cpuBefore
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx
+    errors: result.errors + result.timeouts + result.non2xx,
+    cpuUs: (cpu * 1e6) / result.requests.total
   }
 }
 
@@ -80,8 +85,7 @@ export const run = async (): Promise<void> => {
     await writeFile(configFile, JSON.stringify(config(dir)))
     const port = await freePort()
     const svc = await startNode(
-      [join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", configFile, "--port", String(port), "--host",
-        "127.0.0.1"],
+      [SVC_BIN, "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
       /listening on/
     )
     children.push(svc)
@@ -131,8 +135,8 @@ export const run = async (): Promise<void> => {
 
     const rows: Array<{ connections: number; svc: Measured; bare: Measured }> = []
     for (const connections of CONNECTIONS) {
-      const svcRun = await measure(svcUrl, connections, DURATION_S)
-      const bareRun = await measure(ceilingUrl, connections, DURATION_S)
+      const svcRun = await measure(svcUrl, connections, DURATION_S, svc.pid)
+      const bareRun = await measure(ceilingUrl, connections, DURATION_S, ceiling.pid)
       rows.push({ connections, svc: svcRun, bare: bareRun })
     }
     const rss = await peakRssMb(svc.pid!)
@@ -141,15 +145,17 @@ export const run = async (): Promise<void> => {
       n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
     console.log("")
     console.log(
-      "connections |  /init req/s | p50 ms | p99 ms | errors || ceiling req/s | p50 ms | p99 ms || /init ÷ ceiling"
+      "connections |  /init req/s | p50 ms | p99 ms | errors | CPU µs/req || ceiling req/s | p50 ms | p99 ms | CPU µs/req || /init ÷ ceiling"
     )
     for (const { connections, svc: s, bare: b } of rows) {
       console.log(
         `${String(connections).padStart(11)} | ${fmt(s.rps).padStart(12)} | ${fmt(s.p50, 2).padStart(6)} | ${
           fmt(s.p99, 2).padStart(6)
-        } | ${String(s.errors).padStart(6)} || ${fmt(b.rps).padStart(13)} | ${fmt(b.p50, 2).padStart(6)} | ${
-          fmt(b.p99, 2).padStart(6)
-        } || ${fmt((100 * s.rps) / b.rps, 1).padStart(6)}%`
+        } | ${String(s.errors).padStart(6)} | ${fmt(s.cpuUs, 1).padStart(10)} || ${fmt(b.rps).padStart(13)} | ${
+          fmt(b.p50, 2).padStart(6)
+        } | ${fmt(b.p99, 2).padStart(6)} | ${fmt(b.cpuUs, 1).padStart(10)} || ${
+          fmt((100 * s.rps) / b.rps, 1).padStart(6)
+        }%`
       )
     }
     console.log(`svc peak RSS (VmHWM): ${fmt(rss, 1)} MB`)

@@ -2,9 +2,16 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { appendFile, readFile } from "node:fs/promises"
 import { createServer } from "node:net"
+import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url))
+
+/**
+ * The `svc` command measured: this repository's, or another build's (`SVC_BENCH_SVC_BIN`, e.g. a
+ * worktree of an older commit) to compare the two alternately in the same minutes.
+ */
+export const SVC_BIN = resolve(process.env.SVC_BENCH_SVC_BIN ?? join(ROOT, "packages/server/bin/svc.js"))
 
 /** A port nothing listens on right now (127.0.0.1). */
 export const freePort = () =>
@@ -38,9 +45,26 @@ export const startNode = async (args: ReadonlyArray<string>, ready: RegExp, env:
   return child
 }
 
-const startUntilReady = (args: ReadonlyArray<string>, ready: RegExp, env: Record<string, string>) =>
+/**
+ * How a process is started: `svc` is run as a user runs it, as an executable, so the Node flags on
+ * its first line apply (`bin/svc.js`); Node flags given before it go through `NODE_OPTIONS`.
+ * Anything else is a script for this Node.
+ */
+const commandOf = (args: ReadonlyArray<string>, env: Record<string, string>) => {
+  const bin = args.findIndex((arg) => arg.endsWith("bin/svc.js"))
+  if (bin === -1) return { command: process.execPath, args, env }
+  const nodeOptions = [process.env.NODE_OPTIONS, ...args.slice(0, bin)].filter(Boolean).join(" ")
+  return {
+    command: args[bin]!,
+    args: args.slice(bin + 1),
+    env: nodeOptions === "" ? env : { ...env, NODE_OPTIONS: nodeOptions }
+  }
+}
+
+const startUntilReady = (args: ReadonlyArray<string>, ready: RegExp, extraEnv: Record<string, string>) =>
   new Promise<ChildProcess>((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const { command, args: commandArgs, env } = commandOf(args, extraEnv)
+    const child = spawn(command, commandArgs, {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, NODE_ENV: "production", ...env }
@@ -106,3 +130,15 @@ export const peakRssMb = (pid: number) => statusMb(pid, "VmHWM")
 
 /** Resident memory of a process now (VmRSS), in MB. */
 export const rssMb = (pid: number) => statusMb(pid, "VmRSS")
+
+/**
+ * CPU time a process has used so far (user + system, from /proc), in seconds. Divided by the
+ * requests served in between, it compares builds on a busy machine, where requests/s swing with
+ * whatever else runs: the work per request does not.
+ */
+export const cpuSeconds = async (pid: number) => {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "")
+  // Fields after the command name (which may hold spaces) start at the state, field 3.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime: fields 14 and 15, in ticks of 10 ms
+}

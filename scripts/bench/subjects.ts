@@ -10,15 +10,16 @@
  * Targets on SQLite: saves ≥ 30% of the ceiling, reads ≥ 20%.
  *
  *   npx tsx --conditions=@svc/source scripts/bench/subjects.ts        (or `npm run bench -- subjects`)
+ *   SVC_BENCH_DIALECTS=sqlite ...                                      (one dialect)
  */
 import autocannon from "autocannon"
 import { type ChildProcess, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
-import { freePort, ROOT, startNode, stop } from "./processes.js"
+import { freePort, ROOT, startNode, stop, SVC_BIN } from "./processes.js"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 
 /** autocannon's `requests` option (the shared declaration in autocannon.d.ts covers plain URLs only). */
@@ -35,8 +36,6 @@ const autocannonWithRequests = autocannon as unknown as (
 ) => Promise<AutocannonResult>
 
 const DURATION_S = Number(process.env.SVC_BENCH_SECONDS ?? 5)
-/** The `svc` command measured: this repository's, or another build's (`SVC_BENCH_SVC_BIN`, e.g. an older commit's worktree) to compare. */
-const SVC_BIN = resolve(process.env.SVC_BENCH_SVC_BIN ?? join(ROOT, "packages/server/bin/svc.js"))
 const CONNECTIONS = 32
 const PG_URL = process.env.SVC_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const requireFromBackend = createRequire(join(ROOT, "packages/backend/package.json"))
@@ -329,7 +328,11 @@ export const run = async (): Promise<void> => {
   const build = spawnSync(process.execPath, ["build.mjs"], { cwd: join(ROOT, "packages/server"), encoding: "utf8" })
   if (build.status !== 0) throw new Error(`building the server bundle failed: ${build.stderr}`)
   const rows: Array<Row> = []
-  for (const dialect of ["sqlite", "postgres"] as const) {
+  // SVC_BENCH_DIALECTS=sqlite (or postgres) runs one dialect only.
+  const dialects = (process.env.SVC_BENCH_DIALECTS ?? "sqlite,postgres").split(",").filter((d): d is Dialect =>
+    d === "sqlite" || d === "postgres"
+  )
+  for (const dialect of dialects) {
     try {
       rows.push(...(await benchDialect(dialect)))
     } catch (error) {

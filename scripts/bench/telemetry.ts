@@ -16,7 +16,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { freePort, ROOT, startNode, stop } from "./processes.js"
+import { freePort, startNode, stop, SVC_BIN } from "./processes.js"
 
 const DURATION_S = Number(process.env.SVC_BENCH_SECONDS ?? 2.5)
 const CONNECTIONS = 16
@@ -76,8 +76,10 @@ export const run = async (): Promise<void> => {
       await writeFile(file, JSON.stringify(configFor(dir, mode, `http://127.0.0.1:${sinkPort}`)))
       const port = await freePort()
       children.push(
-        await startNode([join(ROOT, "packages/server/bin/svc.js"), "serve", "--config", file, "--port", String(port),
-          "--host", "127.0.0.1"], /listening on/)
+        await startNode(
+          [SVC_BIN, "serve", "--config", file, "--port", String(port), "--host", "127.0.0.1"],
+          /listening on/
+        )
       )
       const url = `http://127.0.0.1:${port}`
       const saved = await fetch(`${url}/subjects`, {

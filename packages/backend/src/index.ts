@@ -9,8 +9,7 @@ export { migrateDatabase } from "./database/migrate.js"
 export { migrations } from "./database/migrations/index.js"
 export { type RetentionReport } from "./retention/purge.js"
 export { purgeOnce } from "./retention/run-once.js"
-export { makeStandaloneSvcLayer, makeSvcLayer, type SvcLayerOptions } from "./instance/layer.js"
-export { compactHeap } from "./instance/process-heap.js"
+export { makeServerSvcLayer, makeStandaloneSvcLayer, makeSvcLayer, type SvcLayerOptions } from "./instance/layer.js"
 export { type SvcInstance, svcInstance, type SvcRequestContext } from "./instance/svc-instance.js"
 export { openApiDocument } from "./http/openapi.js"
 export { type IdentityClaims, signIdentityToken, verifyIdentityToken } from "./identity/tokens.js"
@@ -26,7 +25,13 @@ export {
   signLegalDocumentSnapshot,
   verifyLegalDocumentSnapshot
 } from "./legal/snapshot-tokens.js"
-export type { FastInitAnswer, InitFastPath } from "./policy/init-fast-path.js"
+export {
+  type FastInitAnswer,
+  type IncomingHeaders,
+  type InitFastAnswer,
+  InitFastPath,
+  InitFastPathLive
+} from "./http/init-fast-path.js"
 export {
   Delivered,
   type DeliveryOutcome,

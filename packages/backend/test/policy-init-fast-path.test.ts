@@ -1,4 +1,6 @@
-import { type InitFastPath, svcInstance, type SvcOptions } from "@svc/backend"
+import { HttpLayerRouter } from "@effect/platform"
+import { InitFastPath, svcInstance, type SvcOptions } from "@svc/backend"
+import { HashMap, Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { describe, expect, it } from "vitest"
 import { useServer } from "./support/server.js"
 
@@ -69,42 +71,84 @@ describe.each(configurations)("GET /init: fast path and pipeline answer alike (%
   })
 })
 
-describe("the /init fast path itself", () => {
-  const capture = async (extra: Partial<SvcOptions> = {}) => {
-    let fastPath: InitFastPath | undefined
-    const instance = svcInstance({ database: { dialect: "sqlite", url: ":memory:" }, ...options, ...extra }, {
-      onInitFastPath: (fp) => {
-        fastPath = fp
-      }
-    })
-    await instance.handler(new Request("http://svc.example/status")) // builds the layer
-    return { fastPath: fastPath!, dispose: instance.dispose }
-  }
+/** One log line as the capturing logger saw it. */
+interface Line {
+  readonly level: string
+  readonly message: unknown
+  readonly annotations: Record<string, unknown>
+}
 
-  it("answers a plain request and declines what the pipeline must answer", async () => {
-    const { fastPath, dispose } = await capture()
-    try {
-      expect(fastPath).toBeTypeOf("function")
-      const answer = await fastPath("country=DE", { origin: "https://shop.example" }, "203.0.113.9")
+/**
+ * The instance's `InitFastPath` service, built from `serverLayer` (as the bundled server builds
+ * it) with a logger that captures every line, down to debug.
+ */
+const withFastPath = async (
+  extra: Partial<SvcOptions>,
+  use: (fastPath: InitFastPath["Type"], lines: Array<Line>) => Promise<void>
+) => {
+  const lines: Array<Line> = []
+  const capture = Logger.make(({ annotations, logLevel, message }) => {
+    lines.push({ level: logLevel.label, message, annotations: Object.fromEntries(HashMap.toEntries(annotations)) })
+  })
+  const instance = svcInstance({ database: { dialect: "sqlite", url: ":memory:" }, ...options, ...extra })
+  const layer = instance.serverLayer.pipe(
+    Layer.provide(HttpLayerRouter.layer),
+    Layer.provide(Logger.replace(Logger.defaultLogger, capture)),
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Debug))
+  )
+  const runtime = ManagedRuntime.make(layer)
+  try {
+    await use(await runtime.runPromise(InitFastPath), lines)
+  } finally {
+    await runtime.dispose()
+  }
+}
+
+describe("the /init fast path itself", () => {
+  it("answers a plain request with the edge's headers", () =>
+    withFastPath({}, async (fastPath) => {
+      const answer = await fastPath.answer!("country=DE", { origin: "https://shop.example" }, "203.0.113.9")
+      expect(answer!.status).toBe(200)
       expect(JSON.parse(answer!.body).policyResolution).toMatchObject({ status: "matched", policyId: "eu" })
       expect(answer!.headers).toMatchObject({
         "cache-control": "no-store",
         "access-control-allow-origin": "https://shop.example",
         "access-control-allow-credentials": "true"
       })
-      expect(fastPath("country=DE&country=FR", {}, undefined)).toBeUndefined()
-      expect(fastPath("journey=a%00b", {}, undefined)).toBeUndefined()
-    } finally {
-      await dispose()
-    }
-  })
+      expect(answer!.headers.vary).toMatch(/, Origin$/)
+      expect(fastPath.answered()).toBe(1)
+    }))
 
-  it("declines everything when every request is logged (the edge writes the event)", async () => {
-    const { fastPath, dispose } = await capture({ observability: { requests: "all" } })
-    try {
-      expect(fastPath("country=DE", {}, undefined)).toBeUndefined()
-    } finally {
-      await dispose()
-    }
-  })
+  it("declines what does not decode, loudly: a debug line and a count, nothing run", () =>
+    withFastPath({}, async (fastPath, lines) => {
+      expect(fastPath.answer!("country=DE&country=FR", {}, undefined)).toBeUndefined()
+      expect(fastPath.answer!("journey=a%00b", {}, undefined)).toBeUndefined()
+      expect(fastPath.declined()).toBe(2)
+      expect(fastPath.answered()).toBe(0)
+      await new Promise((resolve) => setTimeout(resolve, 10)) // the log lines are forked
+      const declines = lines.filter((line) => String(line.message).includes("fast path declined"))
+      expect(declines.map((line) => line.level)).toEqual(["DEBUG", "DEBUG"])
+    }))
+
+  it("writes the request's wide log event like the edge when every request is logged", () =>
+    withFastPath({ observability: { requests: "all" } }, async (fastPath, lines) => {
+      const answer = await fastPath.answer!("country=DE&v=3.1.0", { "x-request-id": "req-7" }, undefined)
+      expect(answer!.status).toBe(200)
+      const logged = lines.filter((line) => line.message === "request" || String(line.message) === "request")
+      expect(logged).toHaveLength(1)
+      expect(logged[0]!.annotations).toMatchObject({
+        method: "GET",
+        route: "/init",
+        status: 200,
+        requestId: "req-7",
+        "policy.resolution": "matched",
+        "policy.id": "eu",
+        "client.version": "3.1.0"
+      })
+    }))
+
+  it("is not used with a rate limit on /init: the limiter sees every request", () =>
+    withFastPath({ rateLimit: { init: { limit: 100 } } }, async (fastPath) => {
+      expect(fastPath.answer).toBeUndefined()
+    }))
 })

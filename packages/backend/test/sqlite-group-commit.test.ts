@@ -98,4 +98,21 @@ describe("SQLite group commit", () => {
     )
     expect(rows.map((r) => r.id)).toEqual([1, 3])
   })
+
+  it("a member that ends the group's transaction under it breaks the group: every member fails, nothing commits", async () => {
+    const { exits, rows } = await withDatabase((sql) =>
+      Effect.gen(function*() {
+        const work = Array.from({ length: 6 }, (_, i) =>
+          i === 2
+            // as when SQLite aborts a transaction itself: the members' savepoints are gone
+            ? sql.withTransaction(Effect.zipRight(sql`INSERT INTO t (id, v) VALUES (${i}, 'x')`, sql`ROLLBACK`))
+            : insert(sql, i))
+        const exits = yield* Effect.all(work.map(Effect.exit), { concurrency: "unbounded" })
+        const rows = yield* sql<{ id: number }>`SELECT id FROM t ORDER BY id`
+        return { exits, rows }
+      })
+    )
+    exits.forEach((exit, i) => expect(Exit.isFailure(exit), `transaction ${i}`).toBe(true))
+    expect(rows).toEqual([])
+  })
 })

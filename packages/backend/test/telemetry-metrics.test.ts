@@ -66,6 +66,8 @@ describe.each(dialects)("GET /metrics (Prometheus) [%s]", (dialect) => {
     expect(us.status).toBe(200)
     const token = us.body.policySnapshotToken as string
     expect((await call(server, "HEAD", "/init?country=FR")).status).toBe(200)
+    // A repeated name does not decode: the fast path declines it (counted) and the pipeline answers its 400.
+    expect((await call(server, "GET", "/init?country=DE&country=FR")).status).toBe(400)
 
     const saved = await save(server, cookieSave({ policySnapshotToken: token }))
     expect(saved.status, JSON.stringify(saved.body)).toBe(200)
@@ -97,6 +99,8 @@ describe.each(dialects)("GET /metrics (Prometheus) [%s]", (dialect) => {
     expect(delta("svc_init_resolutions_total", { status: "matched", matched_by: "default" })).toBe(2)
     expect(delta("svc_http_requests_total", { route: "/init", method: "GET", status_class: "2xx" })).toBe(2)
     expect(delta("svc_http_requests_total", { route: "/init", method: "HEAD", status_class: "2xx" })).toBe(1)
+    expect(delta("svc_http_requests_total", { route: "/init", method: "GET", status_class: "4xx" })).toBe(1)
+    expect(delta("svc_init_fast_path_declines_total", { reason: "query" })).toBe(1)
     expect(delta("svc_http_requests_total", { route: "/subjects", method: "POST", status_class: "2xx" })).toBe(2)
     expect(delta("svc_http_requests_total", { route: "/subjects", method: "POST", status_class: "4xx" })).toBe(2)
     expect(delta("svc_http_requests_total", { route: "/subjects/:id", method: "GET", status_class: "2xx" })).toBe(1)

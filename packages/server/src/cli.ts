@@ -1,5 +1,4 @@
 import {
-  compactHeap,
   migrateDatabase,
   openApiDocument,
   purgeOnce,
@@ -11,7 +10,6 @@ import {
 } from "@svc/backend"
 import { Effect } from "effect"
 import { parseArgs } from "node:util"
-import { setFlagsFromString } from "node:v8"
 import { findConfigFile, loadConfig, withDatabaseUrl } from "./config-file.js"
 import { demoOptions } from "./demo.js"
 import { startServer } from "./start.js"
@@ -70,11 +68,6 @@ const serve = async (values: Record<string, string | boolean | undefined>) => {
     host: (values.host as string | undefined) ?? "0.0.0.0",
     demoPage: options.script?.enabled !== false
   })
-  // Startup is over: what it left behind is collected and the old generation compacted, so the
-  // idle server holds its live size. bin/svc.js kept the young generation from growing during
-  // startup; requests may grow it again (docs/decisions.md, "Memory").
-  compactHeap()
-  setFlagsFromString("--semi-space-growth-factor=2")
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -1,6 +1,6 @@
 import { HttpLayerRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { type InitFastPath, svcInstance, type SvcOptions } from "@svc/backend"
+import { InitFastPath, svcInstance, type SvcOptions } from "@svc/backend"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -20,8 +20,8 @@ export interface StartOptions {
   /** Also serve `GET /demo`, a page with the banner. Default `false` (`svc serve` turns it on). */
   readonly demoPage?: boolean
   /**
-   * Answer plain `GET /init` on the fast path in front of the Effect pipeline (docs/decisions.md,
-   * "Speed"). Default `true`; off, every request takes the pipeline, with the same answers.
+   * Answer plain `GET /init` through the instance's `InitFastPath` in front of the Effect pipeline
+   * (docs/architecture.md). Default `true`; off, every request takes the pipeline, with the same answers.
    */
   readonly initFastPath?: boolean
 }
@@ -38,7 +38,7 @@ export interface RunningServer {
   readonly server: Server
   /**
    * How many `GET /init` requests the fast path answered so far; every other request, and an
-   * `/init` the fast path declined, went through the Effect pipeline (for diagnostics and tests).
+   * `/init` the fast path declined (logged at debug, counted), went through the Effect pipeline.
    */
   readonly initFastPathAnswers: () => number
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
@@ -47,47 +47,59 @@ export interface RunningServer {
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void
 
-/** The Effect HTTP pipeline of the whole app as one node:http request listener. */
-class Pipeline extends Context.Tag("@svc/server/Pipeline")<Pipeline, RequestListener>() {}
+/**
+ * The node:http request listener of the whole app: plain `GET <basePath>/init` answered by the
+ * instance's `InitFastPath` (see docs/architecture.md), everything else (and whatever the fast
+ * path declines) by the Effect HTTP pipeline.
+ */
+class Listener extends Context.Tag("@svc/server/Listener")<Listener, {
+  readonly listener: RequestListener
+  /** Requests the fast path answered so far. */
+  readonly initFastPathAnswers: () => number
+}>() {}
+
+/** The pipeline and the fast path in front of it; without `fastPath`, the pipeline alone. */
+const withInitFastPath = (fastPath: InitFastPath["Type"], pipeline: RequestListener): RequestListener => {
+  const answer = fastPath.answer
+  if (answer === undefined) return pipeline
+  return (req, res) => {
+    const url = req.url ?? ""
+    const q = url.indexOf("?")
+    const path = q === -1 ? url : url.slice(0, q)
+    const answered = req.method === "GET" && path === fastPath.path
+      ? answer(q === -1 ? "" : url.slice(q + 1), req.headers, req.socket.remoteAddress)
+      : undefined
+    if (answered === undefined) return pipeline(req, res)
+    // A failure is answered (500) by the fast path itself; the promise rejects only when its fiber
+    // was interrupted, which nothing but a shutdown does: the connection is closed then.
+    answered.then(({ body, headers, status }) => {
+      res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(body) })
+      res.end(body)
+    }, () => res.destroy())
+  }
+}
 
 /**
  * Builds the routes (and with them the instance: database, migrations, services) and turns the
  * router into a node:http listener the way `NodeHttpServer.serve` does, but without a server:
  * `startServer` binds the port only once this is built.
  */
-const pipelineLayer = (routes: Layer.Layer<never, unknown, HttpLayerRouter.HttpRouter>) =>
+const listenerLayer = (
+  routes: Layer.Layer<InitFastPath, unknown, HttpLayerRouter.HttpRouter>,
+  initFastPath: boolean
+): Layer.Layer<Listener, unknown> =>
   Layer.scoped(
-    Pipeline,
-    Effect.flatMap(HttpLayerRouter.toHttpEffect(routes), (app) => NodeHttpServer.makeHandler(app))
-  ) as Layer.Layer<Pipeline, unknown>
-
-/**
- * The one request listener: plain `GET <basePath>/init` is answered by the fast path (see
- * docs/decisions.md); everything else, and whatever the fast path declines, goes to the pipeline.
- */
-const withInitFastPath = (
-  initPath: string,
-  fastPath: InitFastPath | undefined,
-  pipeline: RequestListener,
-  onAnswered: () => void
-): RequestListener =>
-  fastPath === undefined ? pipeline : (req, res) => {
-    const url = req.url ?? ""
-    const q = url.indexOf("?")
-    const path = q === -1 ? url : url.slice(0, q)
-    const answer = req.method === "GET" && path === initPath
-      ? fastPath(q === -1 ? "" : url.slice(q + 1), req.headers, req.socket.remoteAddress)
-      : undefined
-    if (answer === undefined) return pipeline(req, res)
-    answer.then(
-      ({ body, headers }) => {
-        onAnswered()
-        res.writeHead(200, { ...headers, "content-length": Buffer.byteLength(body) })
-        res.end(body)
-      },
-      () => pipeline(req, res)
-    )
-  }
+    Listener,
+    Effect.gen(function*() {
+      const router = yield* HttpLayerRouter.HttpRouter
+      const fastPath = yield* InitFastPath
+      const pipeline = yield* NodeHttpServer.makeHandler(router.asHttpEffect())
+      return {
+        listener: initFastPath ? withInitFastPath(fastPath, pipeline) : pipeline,
+        initFastPathAnswers: initFastPath ? fastPath.answered : () => 0
+      }
+    })
+  ).pipe(Layer.provide(Layer.provideMerge(routes, HttpLayerRouter.layer)))
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<void>((resolve, reject) => {
@@ -108,41 +120,30 @@ const isWildcard = (address: string) => address === "0.0.0.0" || address === "::
 export const startServer = async (options: SvcOptions, start: StartOptions = {}): Promise<RunningServer> => {
   const port = start.port ?? 3000
   const host = start.host ?? "0.0.0.0"
-  let initFastPath: InitFastPath | undefined
-  const instance = svcInstance(options, {
-    migrate: start.migrate ?? true,
-    // The bundled server owns its process: an export may tune its heap (records/export-heap.ts).
-    tuneHeap: true,
-    onInitFastPath: (fastPath) => {
-      initFastPath = fastPath
-    }
-  })
+  const instance = svcInstance(options, { migrate: start.migrate ?? true })
   const basePath = options.basePath?.replace(/\/+$/, "") ?? ""
   const routes = start.demoPage === true
-    ? Layer.merge(instance.standaloneLayer, demoPageRoute(basePath))
-    : instance.standaloneLayer
+    ? Layer.merge(instance.serverLayer, demoPageRoute(basePath))
+    : instance.serverLayer
   const runtime = ManagedRuntime.make(
-    pipelineLayer(routes).pipe(Layer.provide(NodeHttpServer.layerContext), Layer.provide(instance.runtime))
+    listenerLayer(routes, start.initFastPath !== false).pipe(
+      Layer.provide(NodeHttpServer.layerContext),
+      Layer.provide(instance.runtime)
+    )
   )
   const shutdownApp = async () => {
     await runtime.dispose()
     await instance.dispose()
   }
-  let pipeline: RequestListener
+  let listener: Listener["Type"]
   try {
-    pipeline = await runtime.runPromise(Pipeline)
+    listener = await runtime.runPromise(Listener)
   } catch (error) {
     await shutdownApp().catch(() => undefined)
     // eslint-disable-next-line preserve-caught-error -- the driver's error may quote the database password; this message is scrubbed of it
     throw new Error(describeStartupFailure(error, options))
   }
-  let initFastPathAnswers = 0
-  const server = createServer(
-    { keepAliveTimeout: 5_000 },
-    withInitFastPath(`${basePath}/init`, start.initFastPath === false ? undefined : initFastPath, pipeline, () => {
-      initFastPathAnswers++
-    })
-  )
+  const server = createServer({ keepAliveTimeout: 5_000 }, listener.listener)
   server.on("clientError", answerProtocolError)
   try {
     await listen(server, port, host)
@@ -172,7 +173,7 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
     bound: `${boundHost}:${address.port}`,
     port: address.port,
     server,
-    initFastPathAnswers: () => initFastPathAnswers,
+    initFastPathAnswers: listener.initFastPathAnswers,
     close
   }
 }

@@ -1,6 +1,6 @@
-import { SqlClient, type SqlError } from "@effect/sql"
+import type { SqlError } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
-import { Context, Deferred, Effect, Exit, FiberRef, Scope } from "effect"
+import { Deferred, Effect, Exit, Scope } from "effect"
 
 /**
  * Group commit for a database with one connection (SQLite): transactions that arrive while the
@@ -14,15 +14,26 @@ import { Context, Deferred, Effect, Exit, FiberRef, Scope } from "effect"
  * - Members run one at a time, each inside its own savepoint: a member that fails is rolled back
  *   alone, and the others are unaffected, exactly as if each had its own transaction.
  * - A member is answered only after its group's `COMMIT` has succeeded (durability is the same as
- *   one transaction each). If the commit fails, every member of the group fails with its error.
- * - If SQLite itself has aborted the transaction (a savepoint can no longer be rolled back to),
- *   the group is broken: the members not yet run fail without running, and the commit fails.
- * - Nested `withTransaction` calls inside a member use savepoints as `@effect/sql` does.
+ *   one transaction each). If the commit fails, every member of the group fails (a defect, as a
+ *   failed `COMMIT` is in `@effect/sql`).
+ * - If SQLite itself has aborted the transaction (a member's savepoint can no longer be released
+ *   or rolled back to), the group is broken: the members not yet run fail without running, and
+ *   the group is rolled back.
+ *
+ * How it plugs in: `SqlClient.make` of `@effect/sql` takes `member` as its `transactionAcquirer`
+ * and `statements` as its BEGIN, COMMIT and ROLLBACK (sqlite-client.ts). To `@effect/sql` each
+ * member is then an ordinary transaction on a connection of its own; its nested transactions are
+ * `@effect/sql`'s own savepoints. The SQL client is built, never patched.
  */
 export interface GroupCommitOptions {
   /** Holds the connection and begins the transaction; the scope's close lets the connection go. */
   readonly begin: Effect.Effect<readonly [Scope.CloseableScope, Connection], SqlError.SqlError>
 }
+
+/** A member's own savepoint: what `@effect/sql` runs as the member's BEGIN, COMMIT and ROLLBACK. */
+const MEMBER_BEGIN = "SAVEPOINT svc_group_member"
+const MEMBER_RELEASE = "RELEASE svc_group_member"
+const MEMBER_ROLLBACK = "ROLLBACK TO svc_group_member"
 
 interface Group {
   /** The connection, once `BEGIN` ran (or why it could not). */
@@ -37,7 +48,10 @@ interface Group {
   broken: SqlError.SqlError | undefined
 }
 
-const MEMBER = "svc_group_member"
+/** One member's savepoint: open between its BEGIN and its RELEASE (a ROLLBACK TO leaves it open). */
+interface Member {
+  open: boolean
+}
 
 /**
  * One turn of the event loop, so that requests already read from their sockets reach their
@@ -87,7 +101,7 @@ export const makeGroupCommit = (options: GroupCommitOptions) => {
     })
   })
 
-  /** The last member out commits the group and lets the connection go. */
+  /** The last member out commits the group (or rolls a broken one back) and lets the connection go. */
   const leave = (group: Group, scope: Scope.CloseableScope, connection: Connection) =>
     Effect.suspend(() => {
       group.pending--
@@ -101,87 +115,87 @@ export const makeGroupCommit = (options: GroupCommitOptions) => {
       )
     })
 
-  /** One member's work inside its savepoint; a failure rolls back this member alone. */
-  const runMember = <A, E, R>(
+  /**
+   * The connection as one member sees it: every statement goes to the group's connection; the
+   * member's own savepoint statements also keep `member` up to date, and one that fails breaks
+   * the group (SQLite aborted the transaction).
+   */
+  const memberConnection = (group: Group, connection: Connection, member: Member): Connection => ({
+    execute: (sql, params, transformRows) => connection.execute(sql, params, transformRows),
+    executeRaw: (sql, params) => connection.executeRaw(sql, params),
+    executeValues: (sql, params) => connection.executeValues(sql, params),
+    executeStream: (sql, params, transformRows) => connection.executeStream(sql, params, transformRows),
+    executeUnprepared: (sql, params, transformRows) => {
+      if (sql !== MEMBER_BEGIN && sql !== MEMBER_RELEASE && sql !== MEMBER_ROLLBACK)
+        return connection.executeUnprepared(sql, params, transformRows)
+      return run(connection, sql).pipe(
+        Effect.tap(() => {
+          if (sql !== MEMBER_ROLLBACK) member.open = sql === MEMBER_BEGIN
+        }),
+        Effect.tapError((error) =>
+          Effect.sync(() => {
+            member.open = false
+            group.broken ??= error
+          })
+        )
+      )
+    }
+  })
+
+  /**
+   * After a member's transaction: a rolled-back savepoint is released (so the next member starts
+   * on a clean stack), the turn passes on, and the member waits for its group's commit; a member
+   * that succeeded fails if that commit did.
+   */
+  const finish = (
     group: Group,
+    scope: Scope.CloseableScope,
     connection: Connection,
-    body: Effect.Effect<A, E, R>
-  ): Effect.Effect<Exit.Exit<A, E | SqlError.SqlError>, never, R> =>
-    group.turn.withPermits(1)(
-      Effect.suspend(() => {
-        if (group.broken !== undefined) return Effect.succeed(Exit.fail(group.broken))
-        return run(connection, `SAVEPOINT ${MEMBER}`).pipe(
-          Effect.zipRight(Effect.exit(body)),
-          Effect.flatMap((exit) =>
-            (Exit.isSuccess(exit)
-              ? run(connection, `RELEASE ${MEMBER}`)
-              : run(connection, `ROLLBACK TO ${MEMBER}`).pipe(Effect.zipRight(run(connection, `RELEASE ${MEMBER}`))))
-              .pipe(
-                Effect.as<Exit.Exit<A, E | SqlError.SqlError>>(exit)
-              )
-          ),
-          Effect.catchAll((error) =>
-            Effect.sync(() => {
-              group.broken = error
-              return Exit.fail(error)
-            })
-          )
+    member: Member,
+    exit: Exit.Exit<unknown, unknown>
+  ) =>
+    Effect.gen(function*() {
+      if (member.open) {
+        yield* run(connection, MEMBER_RELEASE).pipe(
+          Effect.catchAll((error) => Effect.sync(() => void (group.broken ??= error)))
         )
-      })
-    )
+      }
+      yield* group.turn.release(1)
+      yield* leave(group, scope, connection)
+      const committed = yield* Effect.exit(Deferred.await(group.committed))
+      if (Exit.isSuccess(exit) && Exit.isFailure(committed)) return yield* Effect.orDie(committed)
+    })
 
-  /** A transaction at depth 0: joins a group, runs in turn, answers once the group committed. */
-  const inGroup = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.gen(function*() {
-        const group = yield* join
-        const ready = yield* Effect.exit(Deferred.await(group.ready))
-        if (Exit.isFailure(ready)) {
-          group.pending--
-          return yield* Effect.failCause(ready.cause)
-        }
-        const [scope, connection] = ready.value
-        const context = yield* FiberRef.get(FiberRef.currentContext)
-        const body = Effect.locally(
-          restore(effect),
-          FiberRef.currentContext,
-          Context.add(context, SqlClient.TransactionConnection, [connection, 0] as const)
-        )
-        const exit = yield* runMember(group, connection, body)
+  /**
+   * A member's connection for one transaction (scoped): joins a group, waits for its turn, and
+   * fails without running when the group is broken. It cleans up itself when it fails: the caller
+   * (`SqlClient.make`) does not close the scope of a connection it could not acquire.
+   */
+  const member: Effect.Effect<Connection, SqlError.SqlError, Scope.Scope> = Effect.uninterruptible(
+    Effect.gen(function*() {
+      const group = yield* join
+      const ready = yield* Effect.exit(Deferred.await(group.ready))
+      if (Exit.isFailure(ready)) {
+        group.pending--
+        return yield* Effect.failCause(ready.cause)
+      }
+      const [scope, connection] = ready.value
+      yield* group.turn.take(1)
+      if (group.broken !== undefined) {
+        const broken = group.broken
+        yield* group.turn.release(1)
         yield* leave(group, scope, connection)
-        const committed = yield* Effect.exit(Deferred.await(group.committed))
-        if (Exit.isFailure(committed) && Exit.isSuccess(exit)) return yield* Effect.failCause(committed.cause)
-        return yield* exit
-      })
-    )
+        return yield* Effect.fail(broken)
+      }
+      const state: Member = { open: false }
+      yield* Effect.addFinalizer((exit) => finish(group, scope, connection, state, exit))
+      return memberConnection(group, connection, state)
+    })
+  )
 
-  /** A transaction inside a member: a savepoint, as `@effect/sql` nests them. */
-  const nested = <A, E, R>(
-    effect: Effect.Effect<A, E, R>,
-    connection: Connection,
-    depth: number
-  ): Effect.Effect<A, E | SqlError.SqlError, R> =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.gen(function*() {
-        const id = depth + 1
-        yield* run(connection, `SAVEPOINT effect_sql_${id}`)
-        const context = yield* FiberRef.get(FiberRef.currentContext)
-        const exit = yield* Effect.exit(Effect.locally(
-          restore(effect),
-          FiberRef.currentContext,
-          Context.add(context, SqlClient.TransactionConnection, [connection, id] as const)
-        ))
-        if (Exit.isFailure(exit)) yield* Effect.orDie(run(connection, `ROLLBACK TO SAVEPOINT effect_sql_${id}`))
-        return yield* exit
-      })
-    )
-
-  /** `SqlClient.withTransaction` with group commit. */
-  const withTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
-    Effect.flatMap(
-      Effect.serviceOption(SqlClient.TransactionConnection),
-      (current) => current._tag === "Some" ? nested(effect, current.value[0], current.value[1]) : inGroup(effect)
-    )
-
-  return { withTransaction }
+  return {
+    member,
+    /** The member's savepoint statements, as `SqlClient.make` takes them. */
+    statements: { beginTransaction: MEMBER_BEGIN, commit: MEMBER_RELEASE, rollback: MEMBER_ROLLBACK }
+  } as const
 }

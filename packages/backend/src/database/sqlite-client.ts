@@ -54,15 +54,18 @@ export const makeSqliteClient = (options: { readonly filename: string; readonly 
       })
     )
 
-    const { withTransaction } = makeGroupCommit({ begin: retry(beginImmediate) })
+    const groups = makeGroupCommit({ begin: retry(beginImmediate) })
 
-    const client = yield* SqlClient.make({
+    // A transaction is a member of a group: it acquires its place in the group as its connection
+    // and runs its savepoint statements as BEGIN, COMMIT and ROLLBACK (`group-commit.ts`).
+    // (`reserve` is a member's place too: a connection inside a group's transaction.)
+    return yield* SqlClient.make({
       acquirer: Effect.succeed(single),
-      transactionAcquirer: reserve,
+      transactionAcquirer: groups.member,
       compiler: Statement.makeCompilerSqlite(),
-      spanAttributes
+      spanAttributes,
+      ...groups.statements
     })
-    return Object.assign(client, { withTransaction })
   })
 
 /** The `SqlClient` layer for a SQLite file (or `:memory:`), as `makeSqliteClient` describes. */

@@ -8,7 +8,7 @@ import {
 } from "@effect/platform"
 import { Cause, Effect, Layer, Option } from "effect"
 import { MAX_BODY_BYTES, type ResolvedConfig, SvcConfig } from "../config/resolved.js"
-import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, corsHeaders, makeOriginPolicy } from "./cors.js"
+import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, corsHeaders, makeOriginPolicy, type OriginPolicy } from "./cors.js"
 import { describeIssues } from "@svc/api"
 import { errorResponse } from "./error-response.js"
 import { refuseBody } from "./request-body.js"
@@ -39,6 +39,53 @@ const normalizeDecodeFailure = (response: HttpServerResponse.HttpServerResponse)
   return errorResponse("INVALID_REQUEST", describeIssues(body.issues ?? []))
 }
 
+/** A failure nobody answered: logged with its cause; the answer says no more than `INTERNAL_ERROR`. */
+export const logUnhandled = (cause: Cause.Cause<unknown>) => Effect.logError("Unhandled failure", cause)
+
+/**
+ * The headers the edge sets on every answer: the request id, CORS, and `Origin` added to the
+ * answer's `Vary` when the request had one. The `/init` fast path sets the same (http/init-fast-path.ts).
+ */
+export const edgeHeaders = (
+  origins: OriginPolicy,
+  origin: string | undefined,
+  isInit: boolean,
+  requestId: string,
+  vary: string | undefined
+): Record<string, string> => {
+  const cors = corsHeaders(origins, origin, isInit)
+  const headers: Record<string, string> = cors === undefined
+    ? { "x-request-id": requestId }
+    : { "x-request-id": requestId, ...cors }
+  if (origin !== undefined) {
+    if (vary === undefined) headers.vary = "Origin"
+    else if (!/\borigin\b/i.test(vary)) headers.vary = `${vary}, Origin`
+  }
+  return headers
+}
+
+/** The wide log event of an answered request (`observability.requests` decides whether it is written). */
+export const logAnswered = (
+  config: ResolvedConfig,
+  answered: {
+    readonly method: string
+    readonly route: string
+    readonly status: number
+    readonly started: number
+    readonly requestId: string
+    readonly event: Record<string, unknown>
+  }
+) =>
+  logRequest(config.observability.requests, {
+    method: answered.method,
+    route: answered.route,
+    status: answered.status,
+    durationMs: Math.round((performance.now() - answered.started) * 100) / 100,
+    tenant: config.tenantId ?? null,
+    requestId: answered.requestId,
+    ...answered.event
+  })
+
 /** What escaped the HttpApi encoder, turned into the spec's error body. Details stay in the log. */
 const failureResponse = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function*() {
@@ -53,7 +100,7 @@ const failureResponse = (cause: Cause.Cause<unknown>) =>
         return errorResponse("INVALID_REQUEST", "Malformed request body: expected valid JSON")
       }
     }
-    yield* Effect.logError("Unhandled failure", cause)
+    yield* logUnhandled(cause)
     return errorResponse("INTERNAL_ERROR", "Internal server error")
   })
 
@@ -68,27 +115,6 @@ const EdgeMiddleware = HttpLayerRouter.middleware<{ handles: unknown }>()(
     const config = yield* SvcConfig
     const origins = makeOriginPolicy(config.trustedOrigins)
     const level = config.observability.requests
-    const tenant = config.tenantId ?? null
-
-    /** Request id, CORS and Vary on every answer. */
-    const finish = (
-      response: HttpServerResponse.HttpServerResponse,
-      origin: string | undefined,
-      isInit: boolean,
-      requestId: string
-    ) => {
-      const cors = corsHeaders(origins, origin, isInit)
-      response = HttpServerResponse.setHeaders(
-        response,
-        cors === undefined ? { "x-request-id": requestId } : { "x-request-id": requestId, ...cors }
-      )
-      if (origin !== undefined) {
-        const vary = response.headers.vary
-        if (vary === undefined) response = HttpServerResponse.setHeader(response, "vary", "Origin")
-        else if (!/\borigin\b/i.test(vary)) response = HttpServerResponse.setHeader(response, "vary", `${vary}, Origin`)
-      }
-      return response
-    }
 
     // Written with plain combinators, not a generator: this runs for every request. Every failure is
     // answered here (`handles: unknown`); the error type still names the router's `unhandled` marker,
@@ -138,19 +164,14 @@ const EdgeMiddleware = HttpLayerRouter.middleware<{ handles: unknown }>()(
         }
 
         return Effect.flatMap(handled, (raw) => {
-          const response = finish(raw, origin, isInit, requestId)
+          const response = HttpServerResponse.setHeaders(
+            raw,
+            edgeHeaders(origins, origin, isInit, requestId, raw.headers.vary)
+          )
           if (!shouldLog(level, response.status)) return Effect.succeed(response)
           return loggedRoute(config.basePath, path).pipe(
             Effect.flatMap((route) =>
-              logRequest(level, {
-                method: request.method,
-                route,
-                status: response.status,
-                durationMs: Math.round((performance.now() - started) * 100) / 100,
-                tenant,
-                requestId,
-                ...event
-              })
+              logAnswered(config, { method: request.method, route, status: response.status, started, requestId, event })
             ),
             Effect.as(response)
           )

@@ -12,36 +12,36 @@ import { CompressionLive } from "../http/compression.js"
 import { EdgeLive, notFoundFallback, PreflightRouteLive } from "../http/edge.js"
 import { OpenApiRoutesLive } from "../http/openapi.js"
 import { RateLimitMiddlewareLive } from "../http/rate-limit.js"
-import { type InitFastPath, makeInitFastPath } from "../policy/init-fast-path.js"
+import { type InitFastPath, InitFastPathLive } from "../http/init-fast-path.js"
+import { PolicyInit } from "../policy/init.js"
 import { ScriptRoutesLive } from "../scripts/http.js"
 import { InsightRoutesLive } from "../insight/http.js"
 import { TelemetryLive } from "../telemetry/layer.js"
 import { RequestMetricsLive } from "../telemetry/requests.js"
 import { withLayerStatementMetrics } from "../telemetry/statements.js"
-import { HeapTuning } from "../records/export-heap.js"
 import { HandlersLive } from "./handlers.js"
 import { ServicesLive } from "./services.js"
 
 export interface SvcLayerOptions {
   /** Apply pending migrations while the layer is built (before the first request is served). */
   readonly migrate?: boolean
-  /** Receives the `GET /init` fast path once the services are built (the bundled Node server uses it). */
-  readonly onInitFastPath?: (fastPath: InitFastPath) => void
-  /**
-   * The process is svc's own (the bundled Node server): a period export may hold V8's young
-   * generation small and its old generation near its live size while it runs
-   * (`records/export-heap.ts`). Off by default, so a host app's heap is never touched.
-   */
-  readonly tuneHeap?: boolean
 }
 
 /**
  * All routes of one svc instance, registered on the `HttpLayerRouter` the host provides, with
  * the instance's own configuration, database and services built inside.
  */
-const HeapTuningLive = Layer.succeed(HeapTuning, true)
+export const makeSvcLayer = (
+  config: ResolvedConfig,
+  options: SvcLayerOptions = {}
+): Layer.Layer<never, unknown, HttpLayerRouter.HttpRouter> => routesWith(config, options, Layer.empty)
 
-export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = {}) => {
+/** The routes, plus `beside`: a layer built with the same services (the `/init` fast path). */
+const routesWith = <A>(
+  config: ResolvedConfig,
+  options: SvcLayerOptions,
+  beside: Layer.Layer<A, never, SvcConfig | PolicyInit>
+): Layer.Layer<A, unknown, HttpLayerRouter.HttpRouter> => {
   const ConfigLive = Layer.succeed(SvcConfig, config)
   const SqlLive = options.migrate === true
     ? Layer.tap(sqlClientLayer(config.database), (context) =>
@@ -68,17 +68,13 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
       (router) => config.basePath === "" ? router : router.prefixed(config.basePath)
     )
   )
-  const onInitFastPath = options.onInitFastPath
-  const FastPath = onInitFastPath === undefined
-    ? Layer.empty
-    : Layer.effectDiscard(Effect.map(makeInitFastPath, onInitFastPath))
   // The event deliverer runs for the layer's lifetime, so a host composing this layer delivers too.
   const EdgeRoutes = Layer.mergeAll(
     ApiRoutes,
     OpenApiRoutesLive,
     ScriptRoutesLive,
     PreflightRouteLive,
-    FastPath,
+    beside,
     EventDeliveryLive,
     TelemetryLive
   ).pipe(
@@ -89,7 +85,7 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
   const layer = Layer.mergeAll(EdgeRoutes, InsightRoutesLive).pipe(
     Layer.provide(CompressionLive),
     Layer.provide(MountedRouter),
-    Layer.provide(options.tuneHeap === true ? ServicesLive.pipe(Layer.provide(HeapTuningLive)) : ServicesLive),
+    Layer.provide(ServicesLive),
     Layer.provide(EventSinksLive),
     Layer.provide(HttpServer.layerContext),
     Layer.provide(ConfigLive),
@@ -105,3 +101,13 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
  */
 export const makeStandaloneSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = {}) =>
   Layer.merge(makeSvcLayer(config, options), notFoundFallback(config))
+
+/**
+ * What the bundled Node server (`@svc/server`) runs: the standalone routes and, built with the
+ * same services, the `InitFastPath` it answers plain `GET /init` with in front of the pipeline.
+ */
+export const makeServerSvcLayer = (
+  config: ResolvedConfig,
+  options: SvcLayerOptions = {}
+): Layer.Layer<InitFastPath, unknown, HttpLayerRouter.HttpRouter> =>
+  Layer.merge(routesWith(config, options, InitFastPathLive), notFoundFallback(config))

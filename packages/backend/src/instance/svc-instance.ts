@@ -5,7 +5,8 @@ import { MAX_BODY_BYTES } from "../config/resolved.js"
 import { resolveOptions } from "../config/validate.js"
 import { svcLoggerLayer } from "../http/log-format.js"
 import { PeerAddress, PeerAddressLive } from "../http/peer-address.js"
-import { makeStandaloneSvcLayer, makeSvcLayer, type SvcLayerOptions } from "./layer.js"
+import type { InitFastPath } from "../http/init-fast-path.js"
+import { makeServerSvcLayer, makeStandaloneSvcLayer, makeSvcLayer, type SvcLayerOptions } from "./layer.js"
 
 /** What a host server knows about a request beyond the web `Request` itself. */
 export interface SvcRequestContext {
@@ -26,8 +27,13 @@ export interface SvcInstance {
    * only paths under `basePath` are svc's; everything else stays the host's.
    */
   readonly layer: Layer.Layer<never, unknown, HttpLayerRouter.HttpRouter>
-  /** `layer` plus the spec's 404 body for unknown routes: what `handler` and `svc serve` run. */
+  /** `layer` plus the spec's 404 body for unknown routes: what `handler` runs. */
   readonly standaloneLayer: Layer.Layer<never, unknown, HttpLayerRouter.HttpRouter>
+  /**
+   * `standaloneLayer` plus the `InitFastPath` service built with the same services: what the
+   * bundled Node server (`svc serve`, `startServer`) runs, answering plain `GET /init` with it.
+   */
+  readonly serverLayer: Layer.Layer<InitFastPath, unknown, HttpLayerRouter.HttpRouter>
   /**
    * The instance's logger (`observability.format`, secrets scrubbed from every line): `handler`
    * and `svc serve` run with it; provide it to your own runtime when composing `layer`.
@@ -85,6 +91,7 @@ export const svcInstance = (options: SvcOptions, layerOptions: SvcLayerOptions =
   const config = resolveOptions(options)
   const layer = makeSvcLayer(config, layerOptions)
   const standaloneLayer = makeStandaloneSvcLayer(config, layerOptions)
+  const serverLayer = makeServerSvcLayer(config, layerOptions)
   const logger = svcLoggerLayer(config)
   const runtime = config.telemetry === undefined ? Layer.merge(logger, Layer.setTracerEnabled(false)) : logger
   let web: {
@@ -94,6 +101,7 @@ export const svcInstance = (options: SvcOptions, layerOptions: SvcLayerOptions =
   return {
     layer,
     standaloneLayer,
+    serverLayer,
     logger,
     runtime,
     basePath: config.basePath,

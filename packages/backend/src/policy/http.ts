@@ -1,12 +1,12 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { describeIssues, InvalidRequest, SvcApi } from "@svc/api"
+import { describeIssues, type InitHeaders, type InitQuery, InvalidRequest, SvcApi } from "@svc/api"
 import { SessionReportInput } from "@svc/schema"
 import { Effect, ParseResult, Schema } from "effect"
 import { precompressed, type StaticBody, staticResponse } from "../http/compression.js"
 import { SvcConfig } from "../config/resolved.js"
 import { storedIp } from "../http/client-ip.js"
 import { currentWideEvent } from "../http/wide-event.js"
-import { PolicyInit } from "./init.js"
+import { type InitAnswer, PolicyInit } from "./init.js"
 import { INIT_VARY, initClientVersion, readInitRequest } from "./init-request.js"
 import { type ManifestDocument, ManifestResponses } from "./manifest-responses.js"
 import { SessionReports } from "./sessions.js"
@@ -27,6 +27,26 @@ const servedManifest = (document: ManifestDocument): StaticBody => {
     served.set(document, body)
   }
   return body
+}
+
+/**
+ * What an `/init` adds to its request's wide log event (and, through it, to the request metrics):
+ * the resolution, the rule and how it matched, and the client's version. The pipeline's handler
+ * and the fast path (http/init-fast-path.ts) write the same fields.
+ */
+export const initEventFields = (
+  answer: InitAnswer,
+  query: typeof InitQuery.Type,
+  headers: typeof InitHeaders.Type
+): Record<string, unknown> => {
+  const fields: Record<string, unknown> = { "policy.resolution": answer.resolution.status }
+  if (answer.resolution.status === "matched") {
+    fields["policy.id"] = answer.resolution.pack.id
+    fields["policy.matchedBy"] = answer.resolution.matchedBy
+  } else if (answer.resolution.reason !== null) fields["policy.reason"] = answer.resolution.reason
+  const clientVersion = initClientVersion(query, headers)
+  if (clientVersion !== undefined) fields["client.version"] = clientVersion.slice(0, 64)
+  return fields
 }
 
 /** The `policy` group: HTTP in, services, HTTP out. */
@@ -55,17 +75,8 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
             request.method === "HEAD"
           ))
           const event = yield* currentWideEvent
-          if (event._tag === "Some") {
-            event.value["policy.resolution"] = answer.resolution.status
-            if (answer.resolution.status === "matched") {
-              event.value["policy.id"] = answer.resolution.pack.id
-              event.value["policy.matchedBy"] = answer.resolution.matchedBy
-            } else if (answer.resolution.reason !== null)
-              event.value["policy.reason"] = answer.resolution.reason
-            const clientVersion = initClientVersion(urlParams, headers)
-            if (clientVersion !== undefined)
-              event.value["client.version"] = clientVersion.slice(0, 64)
-          }
+          if (event._tag === "Some")
+            Object.assign(event.value, initEventFields(answer, urlParams, headers))
           return HttpServerResponse.text(answer.body, { contentType: JSON_TYPE, headers: INIT_HEADERS })
         }))
       .handleRaw("reportSession", ({ headers, request }) =>

@@ -6,16 +6,16 @@ import { PolicyManifest } from "../policy/manifest.js"
 import { csvHeader, csvRows } from "./csv.js"
 import { type PeriodCursor, type PeriodFilter, PeriodRecordsRepo, type PeriodRow } from "./period-repository.js"
 import { readRecordRow, standaloneEvents, toStandardRecord } from "./standard-record.js"
-import { HeapTuning, heapHeldSmall, heapUntouched } from "./export-heap.js"
 
 const DAY_MS = 86_400_000
 const MAX_PERIOD_DAYS = 366
 /**
  * Rows per keyset page: what the export holds in memory at once. A page's rows, records and text
- * must die before two young-generation collections have passed, or they are promoted and wait for
- * a full collection: a 1M-record export peaked at 221 MB RSS with pages of 500 and at 150 MB with
- * pages of 100. With the young generation held at its idle 1 MB semi-space (`heapHeldSmall`) and
- * ~20 kB allocated per record, a collection comes every ~50 records: pages of 25.
+ * should die young, before two young-generation collections have passed, or they are promoted and
+ * wait for a full collection: a 1M-record export peaked at 221 MB RSS with pages of 500 and at
+ * 150 MB with pages of 100 (before the per-record text was made row by row). At ~20 kB allocated
+ * per record a page of 25 is ~0.5 MB, under even a small young generation. With V8's defaults the
+ * server's RSS is the same after 100,000 records and after 1,000,000 (`npm run bench -- export`).
  */
 export const EXPORT_PAGE_SIZE = 25
 
@@ -53,7 +53,6 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
     const config = yield* SvcConfig
     const repo = yield* PeriodRecordsRepo
     const manifest = yield* PolicyManifest
-    const tuneHeap = yield* HeapTuning
     const tenantId = config.tenantId ?? ""
 
     /** Checks the period: both ends given, `from` not after `to`, at most 366 days. */
@@ -131,13 +130,8 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
       const body = Stream.unwrapScoped(
         Effect.gen(function*() {
           yield* repo.pageCacheHeldSmall
-          const heap = yield* (tuneHeap ? heapHeldSmall : heapUntouched)
           const now = yield* Clock.currentTimeMillis
-          return Stream.map(pages(filter), (rows) => {
-            const page = pageText(rows, format, now)
-            heap.pageWritten()
-            return page
-          })
+          return Stream.map(pages(filter), (rows) => pageText(rows, format, now))
         })
       )
       return format === "csv" ? Stream.concat(Stream.make(csvHeader), body) : body

@@ -35,6 +35,11 @@ const initResolutions = Metric.counter("svc_init_resolutions_total", {
   incremental: true
 })
 
+const initFastPathDeclines = Metric.counter("svc_init_fast_path_declines_total", {
+  description: "GET /init requests the bundled server's fast path handed to the pipeline, per reason (query, headers)",
+  incremental: true
+})
+
 export const outboxDeliveries = Metric.gauge("svc_outbox_deliveries", {
   description: "Event deliveries in the outbox, per status (pending, failed)"
 })
@@ -91,6 +96,10 @@ export const recordRefusal = (code: string, reason: string | null): void =>
 export const recordInitResolution = (status: string, matchedBy: string | null): void =>
   initResolutions.unsafeUpdate(1, [label("status", status), label("matched_by", matchedBy ?? "none")])
 
+/** One `/init` the bundled server's fast path declined: `reason` names the input that did not decode. */
+export const recordInitFastPathDecline = (reason: "query" | "headers"): void =>
+  initFastPathDeclines.unsafeUpdate(1, [label("reason", reason)])
+
 const statementLatency = Metric.histogram(
   "svc_db_statement_duration_seconds",
   MetricBoundaries.fromIterable([0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]),
@@ -125,13 +134,8 @@ const statementsInFlight = Metric.gauge("svc_db_statements_in_flight", {
   description:
     "Database statements started and not finished (waiting for a connection or running); near the pool size (10) means the pool is saturated"
 })
-let inFlight = 0
-
-/** A statement started (`+1`) or finished (`-1`). */
-export const trackStatementInFlight = (delta: 1 | -1): void => {
-  inFlight += delta
-  statementsInFlight.unsafeUpdate(inFlight, [])
-}
+/** A statement started (`+1`) or finished (`-1`): the gauge adds the delta to its own value. */
+export const trackStatementInFlight = (delta: 1 | -1): void => statementsInFlight.unsafeModify(delta, [])
 
 /** One finished database statement. */
 export const recordStatement = (kind: StatementKind, seconds: number, ok: boolean): void => {

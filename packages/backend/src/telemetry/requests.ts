@@ -40,9 +40,32 @@ const refusalOf = (response: HttpServerResponse.HttpServerResponse) => {
 const text = (value: unknown): string | null => (typeof value === "string" ? value : null)
 
 /**
- * Records each request's count, latency and outcome metrics. The outcome fields are those the
- * handlers already write to the request's wide log event (`policy.resolution`, `consent.*`), so
- * logs and metrics describe a request alike. Only installed when `telemetry` is configured.
+ * Metrics of one answered request: its count and latency, and the outcomes its wide log event
+ * names (`policy.resolution`, `consent.*`), so logs and metrics describe a request alike. The
+ * middleware below and the `/init` fast path (http/init-fast-path.ts) both record through it.
+ */
+export const recordAnswered = (
+  answered: { readonly route: string; readonly method: string; readonly status: number; readonly seconds: number },
+  event: Record<string, unknown> | undefined
+): void => {
+  recordRequest(answered.route, answered.method, answered.status, answered.seconds)
+  if (event === undefined) return
+  const resolution = text(event["policy.resolution"])
+  if (resolution !== null) recordInitResolution(resolution, text(event["policy.matchedBy"]))
+  const type = text(event["consent.type"])
+  if (type !== null && answered.status < 300) {
+    recordSave({
+      type,
+      policyId: text(event["consent.policyId"]),
+      action: text(event["consent.action"]),
+      runtimePolicySource: text(event["consent.decisionSource"])
+    })
+  }
+}
+
+/**
+ * Records each request's count, latency and outcome metrics (`recordAnswered`), and refusals.
+ * Only installed when `telemetry` is configured.
  */
 const RequestMetrics = HttpLayerRouter.middleware(
   Effect.gen(function*() {
@@ -51,7 +74,7 @@ const RequestMetrics = HttpLayerRouter.middleware(
     const tracer = Option.map(yield* RequestTracer, statementTimingTracer)
     const tenant = config.tenantId ?? ""
 
-    /** Metrics of one finished request; its status. */
+    /** Metrics of one finished request (with its refusal, if it was one); its status. */
     const record = (
       request: HttpServerRequest.HttpServerRequest,
       route: string,
@@ -60,21 +83,10 @@ const RequestMetrics = HttpLayerRouter.middleware(
       event: Option.Option<Record<string, unknown>>
     ): number => {
       const status = Exit.isSuccess(exit) ? exit.value.status : failureStatus(exit.cause)
-      recordRequest(route, request.method, status, (performance.now() - started) / 1000)
-      if (Option.isSome(event)) {
-        const fields = event.value
-        const resolution = text(fields["policy.resolution"])
-        if (resolution !== null) recordInitResolution(resolution, text(fields["policy.matchedBy"]))
-        const type = text(fields["consent.type"])
-        if (type !== null && status < 300) {
-          recordSave({
-            type,
-            policyId: text(fields["consent.policyId"]),
-            action: text(fields["consent.action"]),
-            runtimePolicySource: text(fields["consent.decisionSource"])
-          })
-        }
-      }
+      recordAnswered(
+        { route, method: request.method, status, seconds: (performance.now() - started) / 1000 },
+        Option.getOrUndefined(event)
+      )
       if (Exit.isSuccess(exit)) {
         const refusal = refusalOf(exit.value)
         if (refusal !== undefined) recordRefusal(refusal.code, refusal.reason)

@@ -1,0 +1,166 @@
+import { InitHeaders, InitQuery } from "@svc/api"
+import { Context, Effect, Either, Layer, Runtime, Schema } from "effect"
+import { SvcConfig } from "../config/resolved.js"
+import { INIT_HEADERS, initEventFields } from "../policy/http.js"
+import { PolicyInit } from "../policy/init.js"
+import { readInitRequest } from "../policy/init-request.js"
+import { recordInitFastPathDecline } from "../telemetry/metrics.js"
+import { recordAnswered } from "../telemetry/requests.js"
+import { makeOriginPolicy } from "./cors.js"
+import { edgeHeaders, logAnswered, logUnhandled, requestIdOf } from "./edge.js"
+import { errorBody } from "./error-response.js"
+import { shouldLog } from "./request-log.js"
+
+/** A fast-path answer, ready to be written: status, headers (without `content-length`), body. */
+export interface FastInitAnswer {
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body: string
+}
+
+/** A request's headers as node:http reads them (lower-case names). */
+export type IncomingHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+/** Answers a plain `GET /init` (see `InitFastPath`), or declines with `undefined`. */
+export type InitFastAnswer = (
+  rawQuery: string,
+  headers: IncomingHeaders,
+  remoteAddress: string | undefined
+) => Promise<FastInitAnswer> | undefined
+
+/**
+ * `GET /init` is the hottest route by far (every page view) and its own work is ~15 µs, while a
+ * route through Effect's HTTP server costs an order of magnitude more. So the bundled Node server
+ * (`@svc/server`) answers plain `GET <basePath>/init` through this service, in front of the
+ * pipeline. It is the pipeline's `/init` route without the router: the same `PolicyInit` service,
+ * inputs decoded with the contract's own schemas, and the edge's own pieces for the rest (request
+ * id, CORS and `Vary` from `edgeHeaders`, the wide log event from `logAnswered`, metrics from
+ * `recordAnswered`, an unexpected failure logged by `logUnhandled` and answered `INTERNAL_ERROR`).
+ *
+ * A request whose query or headers do not decode is declined before anything ran: the caller
+ * hands it to the pipeline, which answers it (with its 400), and the decline is logged at debug
+ * and counted (`declined`; `svc_init_fast_path_declines_total` with telemetry). Nothing is ever
+ * run twice. With a rate limit on `/init` the limiter (pipeline middleware) must see every
+ * request, so `answer` is `undefined`: said once at startup.
+ */
+export class InitFastPath extends Context.Tag("@svc/backend/InitFastPath")<InitFastPath, {
+  /** The path answered: `<basePath>/init`. */
+  readonly path: string
+  /** `undefined` when every `/init` must take the pipeline (a rate limit on `/init` is configured). */
+  readonly answer: InitFastAnswer | undefined
+  /** Requests answered so far (for diagnostics and tests). */
+  readonly answered: () => number
+  /** Requests declined so far (handed to the pipeline). */
+  readonly declined: () => number
+}>() {}
+
+const decodeQuery = Schema.decodeUnknownEither(InitQuery)
+const decodeHeaders = Schema.decodeUnknownEither(InitHeaders)
+
+/** The query as the router reads it: a repeated name becomes an array (which `InitQuery` refuses). */
+const queryOf = (rawQuery: string) => {
+  const query: Record<string, string | Array<string>> = {}
+  for (const [key, value] of new URLSearchParams(rawQuery)) {
+    const seen = query[key]
+    query[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]
+  }
+  return query
+}
+
+const internalError = errorBody("INTERNAL_ERROR", "Internal server error")
+
+/** The fast path of an instance: built with the instance's services (see `makeServerSvcLayer`). */
+export const InitFastPathLive: Layer.Layer<InitFastPath, never, SvcConfig | PolicyInit> = Layer.effect(
+  InitFastPath,
+  Effect.gen(function*() {
+    const config = yield* SvcConfig
+    const init = yield* PolicyInit
+    const path = `${config.basePath}/init`
+    let answered = 0
+    let declined = 0
+    const stats = { path, answered: () => answered, declined: () => declined }
+    if (config.rateLimit?.rules.init !== undefined) {
+      yield* Effect.logInfo("GET /init: a rate limit on /init is configured, so every /init takes the pipeline")
+      return { ...stats, answer: undefined }
+    }
+    // The instance's own runtime (its logger, secret scrubber and tracer setting), not the global one.
+    const runtime = yield* Effect.runtime<never>()
+    const runPromise = Runtime.runPromise(runtime)
+    const runFork = Runtime.runFork(runtime)
+    const origins = makeOriginPolicy(config.trustedOrigins)
+    const level = config.observability.requests
+    const logsAnswers = shouldLog(level, 200)
+    const metered = config.telemetry !== undefined
+
+    const decline = (reason: "query" | "headers") => {
+      declined++
+      if (metered) recordInitFastPathDecline(reason)
+      runFork(Effect.logDebug(`GET /init: the fast path declined (the ${reason} did not decode); the pipeline answers`))
+      return undefined
+    }
+
+    /** Metrics and the wide log event of an answer, as the pipeline's middleware and edge write them. */
+    const finish = (started: number, requestId: string, answer: FastInitAnswer, event: Record<string, unknown>) => {
+      if (metered) {
+        recordAnswered(
+          { route: "/init", method: "GET", status: answer.status, seconds: (performance.now() - started) / 1000 },
+          event
+        )
+      }
+      return shouldLog(level, answer.status)
+        ? Effect.as(
+          logAnswered(config, { method: "GET", route: "/init", status: answer.status, started, requestId, event }),
+          answer
+        )
+        : Effect.succeed(answer)
+    }
+
+    const answer: InitFastAnswer = (rawQuery, headers, remoteAddress) => {
+      const started = performance.now()
+      // node:http joins a request's repeated headers into one string; only `set-cookie`, a
+      // response header, comes as an array.
+      const flat = headers as Readonly<Record<string, string | undefined>>
+      const query = decodeQuery(queryOf(rawQuery))
+      if (Either.isLeft(query)) return decline("query")
+      const contractHeaders = decodeHeaders(flat)
+      if (Either.isLeft(contractHeaders)) return decline("headers")
+      const origin = flat.origin
+      const requestId = requestIdOf(flat["x-request-id"])
+      const request = readInitRequest(config, query.right, contractHeaders.right, flat, remoteAddress, false)
+      answered++
+      return runPromise(
+        init.answer(request).pipe(
+          Effect.flatMap((result) => {
+            const ok: FastInitAnswer = {
+              status: 200,
+              body: result.body,
+              headers: {
+                "content-type": "application/json",
+                ...INIT_HEADERS,
+                ...edgeHeaders(origins, origin, true, requestId, INIT_HEADERS.vary)
+              }
+            }
+            // The event is only built when something reads it (a log line or the metrics).
+            return logsAnswers || metered
+              ? finish(started, requestId, ok, initEventFields(result, query.right, contractHeaders.right))
+              : Effect.succeed(ok)
+          }),
+          Effect.catchAllCause((cause) =>
+            Effect.zipRight(
+              logUnhandled(cause),
+              finish(started, requestId, {
+                status: internalError.status,
+                body: internalError.body,
+                headers: {
+                  "content-type": "application/json",
+                  ...edgeHeaders(origins, origin, true, requestId, undefined)
+                }
+              }, {})
+            )
+          )
+        )
+      )
+    }
+    return { ...stats, answer }
+  })
+)
