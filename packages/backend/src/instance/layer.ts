@@ -1,12 +1,7 @@
 import { HttpLayerRouter, HttpServer } from "@effect/platform"
 import { SvcApi } from "@svc/api"
 import { Effect, Layer } from "effect"
-import { type ResolvedConfig, SvcConfig } from "../config/resolved.js"
-import { sqlClientLayer } from "../database/client.js"
-import { migrateDatabase } from "../database/migrate.js"
-import { EventDeliveryLive } from "../events/deliverer.js"
-import { EventSinksLive } from "../events/sinks-live.js"
-import { reportSchemaState } from "../database/schema-state.js"
+import type { ResolvedConfig } from "../config/resolved.js"
 import { ApiKeyAuthLive } from "../http/api-key-auth.js"
 import { CompressionLive } from "../http/compression.js"
 import { EdgeLive, notFoundFallback, PreflightRouteLive } from "../http/edge.js"
@@ -21,6 +16,7 @@ import { withLayerStatementMetrics } from "../telemetry/statements.js"
 import { HeapTuning } from "../records/export-heap.js"
 import { HandlersLive } from "./handlers.js"
 import { ServicesLive } from "./services.js"
+import { makeServicesLayer } from "./svc-services.js"
 
 export interface SvcLayerOptions {
   /** Apply pending migrations while the layer is built (before the first request is served). */
@@ -37,24 +33,12 @@ export interface SvcLayerOptions {
 
 /**
  * All routes of one svc instance, registered on the `HttpLayerRouter` the host provides, with
- * the instance's own configuration, database and services built inside.
+ * the instance's own configuration, database and services (`makeServicesLayer`, what
+ * `SvcServices.layer` provides) built inside.
  */
 const HeapTuningLive = Layer.succeed(HeapTuning, true)
 
 export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = {}) => {
-  const ConfigLive = Layer.succeed(SvcConfig, config)
-  const SqlLive = options.migrate === true
-    ? Layer.tap(sqlClientLayer(config.database), (context) =>
-      migrateDatabase(config.database).pipe(
-        Effect.tap((applied) =>
-          applied.length === 0
-            ? Effect.void
-            : Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}-${name}`).join(", ")}`)
-        ),
-        Effect.provide(context)
-      ))
-    // Not migrating here: say at startup when the schema is missing or behind.
-    : Layer.tap(sqlClientLayer(config.database), (context) => Effect.provide(reportSchemaState, context))
   const ApiRoutes = HttpLayerRouter.addHttpApi(SvcApi).pipe(
     Layer.provide(HandlersLive),
     Layer.provide(ApiKeyAuthLive),
@@ -72,14 +56,12 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
   const FastPath = onInitFastPath === undefined
     ? Layer.empty
     : Layer.effectDiscard(Effect.map(makeInitFastPath, onInitFastPath))
-  // The event deliverer runs for the layer's lifetime, so a host composing this layer delivers too.
   const EdgeRoutes = Layer.mergeAll(
     ApiRoutes,
     OpenApiRoutesLive,
     ScriptRoutesLive,
     PreflightRouteLive,
     FastPath,
-    EventDeliveryLive,
     TelemetryLive
   ).pipe(
     Layer.provide(RequestMetricsLive),
@@ -89,11 +71,13 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
   const layer = Layer.mergeAll(EdgeRoutes, InsightRoutesLive).pipe(
     Layer.provide(CompressionLive),
     Layer.provide(MountedRouter),
-    Layer.provide(options.tuneHeap === true ? ServicesLive.pipe(Layer.provide(HeapTuningLive)) : ServicesLive),
-    Layer.provide(EventSinksLive),
     Layer.provide(HttpServer.layerContext),
-    Layer.provide(ConfigLive),
-    Layer.provide(SqlLive)
+    // The services, with their background work (event delivery, retention): a host composing this layer runs it too.
+    Layer.provide(makeServicesLayer(
+      config,
+      { migrate: options.migrate },
+      options.tuneHeap === true ? ServicesLive.pipe(Layer.provide(HeapTuningLive)) : ServicesLive
+    ))
   )
   // With telemetry, SQL statements of the work the layer forks (deliveries, retention) are timed too.
   return config.telemetry === undefined ? layer : withLayerStatementMetrics(layer)
