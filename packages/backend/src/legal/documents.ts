@@ -11,7 +11,7 @@ import type { LegalDocumentRelease, LegalReleaseId } from "@svc/schema"
 import { isLegalDocumentType, PublishLegalDocumentRequest } from "@svc/schema"
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, ParseResult, Schema } from "effect"
+import { Clock, Effect, Option, ParseResult, Schema } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { EventOutbox } from "../events/outbox.js"
@@ -117,7 +117,7 @@ export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backe
                 version: input.version,
                 hash: input.hash,
                 effectiveDate,
-                createdAt: Date.now()
+                createdAt: yield* Clock.currentTimeMillis
               })
               if (!inserted) return Option.none()
               const row = yield* repo.findByHash(key)
