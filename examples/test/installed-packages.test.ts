@@ -52,7 +52,8 @@ server.listen(0, "127.0.0.1", () => console.log("listening on http://127.0.0.1:"
   // the packages' types did not resolve (everything would be \`any\`).
   "typed.ts": `import { createSvcClient, isSvcError, type SvcClient } from "@svc/client"
 import { createMockSvcClient, ok } from "@svc/client/testing"
-import { defineConfig, svcInstance } from "@svc/backend"
+import { defineConfig, svcInstance, SvcServices } from "@svc/backend"
+import { SvcTest } from "@svc/backend/testing"
 import { startServer } from "@svc/server"
 
 const svc: SvcClient = createSvcClient({ baseUrl: "http://127.0.0.1:3000", apiKey: "key" })
@@ -63,6 +64,10 @@ export const mock = createMockSvcClient({
 })
 export const handler: (request: Request) => Promise<Response> = svcInstance(defineConfig({ database: { dialect: "sqlite", url: ":memory:" } })).handler
 export const start: typeof startServer = startServer
+export const services = SvcServices.layer(defineConfig({ database: { dialect: "sqlite", url: ":memory:" } }))
+export const testServices: typeof services = SvcTest.layer()
+// @ts-expect-error: the test layer's database is always in memory
+SvcTest.layer({ database: { dialect: "sqlite", url: "./svc.db" } })
 // @ts-expect-error: no such method
 svc.subjects.remove("sub_x")
 // @ts-expect-error: the port is a number

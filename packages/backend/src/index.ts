@@ -7,9 +7,28 @@ export { databaseUrlProblem } from "./config/database-options.js"
 export { sqlClientLayer } from "./database/client.js"
 export { migrateDatabase } from "./database/migrate.js"
 export { migrations } from "./database/migrations/index.js"
-export { type RetentionReport } from "./retention/purge.js"
+export { Retention, type RetentionReport } from "./retention/purge.js"
 export { purgeOnce } from "./retention/run-once.js"
 export { makeServerSvcLayer, makeStandaloneSvcLayer, makeSvcLayer, type SvcLayerOptions } from "./instance/layer.js"
+export { type SvcService, SvcServices, type SvcServicesOptions } from "./instance/svc-services.js"
+export { Consents, type ConsentVisitor, type SaveError } from "./consents/consents.js"
+export { Subjects, type SubjectTarget } from "./subjects/subjects.js"
+export type { LinkedSubject } from "./subjects/identity-links.js"
+export { LegalDocuments } from "./legal/documents.js"
+export { Experiments, type SummaryBound } from "./experiments/summaries.js"
+export { type InitAnswer, type InitLocation, PolicyInit, type InitRequest } from "./policy/init.js"
+/** The expected failures of the services: `Schema.TaggedError`s of the `@svc/api` contract. */
+export {
+  Conflict,
+  DatabaseError,
+  IdentityConflict,
+  InvalidRequest,
+  NotFound,
+  PolicySnapshotExpired,
+  PolicySnapshotInvalid,
+  StalePolicy,
+  SubjectConflict
+} from "@svc/api"
 export { type SvcInstance, svcInstance, type SvcRequestContext } from "./instance/svc-instance.js"
 export { openApiDocument } from "./http/openapi.js"
 export { type IdentityClaims, signIdentityToken, verifyIdentityToken } from "./identity/tokens.js"

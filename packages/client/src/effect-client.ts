@@ -1,6 +1,6 @@
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { SvcApi } from "@svc/api"
-import type { Effect } from "effect"
+import { Context, type Effect, Layer } from "effect"
 import { CLIENT_VERSION, POLICY_CONTRACT } from "./version.js"
 
 /** Headers the HTTP layer applies: `under` sits beneath the endpoint's own headers, `over` replaces everything. */
@@ -56,3 +56,26 @@ export type SvcApiClient = Effect.Effect.Success<ReturnType<typeof build>>
 export const makeSvcApiClient = (
   options: SvcApiClientOptions
 ): Effect.Effect<SvcApiClient, never, HttpClient.HttpClient> => build(options)
+
+/**
+ * The derived client as a service, for Effect programs that reach svc over HTTP: `yield*
+ * SvcHttpClient` gives `makeSvcApiClient`'s client (`svc.subjects.get(...)`, …). The layer needs an
+ * `HttpClient` (for example `FetchHttpClient.layer`). In the same process as the backend, the
+ * `@svc/backend` services (`SvcServices.layer`) do the same with no HTTP in between.
+ *
+ * @example
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { SvcHttpClient } from "@svc/client"
+ * import { Effect, Layer } from "effect"
+ *
+ * const SvcLive = SvcHttpClient.layer({ baseUrl: "https://consent.example.com", apiKey: "key" }).pipe(
+ *   Layer.provide(FetchHttpClient.layer)
+ * )
+ * const status = Effect.flatMap(SvcHttpClient, (svc) => svc.status.status()).pipe(Effect.provide(SvcLive))
+ */
+export class SvcHttpClient extends Context.Tag("@svc/client/SvcHttpClient")<SvcHttpClient, SvcApiClient>() {
+  /** The client for `baseUrl` (the backend URL including its mount path), with `apiKey` sent as a bearer token. */
+  static readonly layer = (
+    options: SvcApiClientOptions
+  ): Layer.Layer<SvcHttpClient, never, HttpClient.HttpClient> => Layer.effect(SvcHttpClient, build(options))
+}

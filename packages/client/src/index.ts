@@ -13,7 +13,7 @@ export {
   type SvcIssue
 } from "./errors.js"
 export type { SvcEvent, SvcRequestEvent, SvcResponseEvent, SvcRetryEvent } from "./events.js"
-export { makeSvcApiClient, type SvcApiClient, type SvcApiClientOptions } from "./effect-client.js"
+export { makeSvcApiClient, type SvcApiClient, type SvcApiClientOptions, SvcHttpClient } from "./effect-client.js"
 export { createIdentityToken, type IdentityTokenClaims, type IdentityTokenOptions } from "./identity-token.js"
 export type {
   ConsentCheckCode,

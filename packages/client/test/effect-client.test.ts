@@ -3,6 +3,7 @@ import { Effect, Either } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
+import { mayMail, SvcLive } from "../examples/effect-service.js"
 import { CLIENT_VERSION, createSvcClient, makeSvcApiClient } from "../src/index.js"
 import { statusBody, subjectId } from "./support/fixtures.js"
 import { type FakeServer, reply, replyError, startFakeServer } from "./support/fake-server.js"
@@ -46,6 +47,26 @@ describe("makeSvcApiClient (Effect-native)", () => {
     }).pipe(Effect.provide(FetchHttpClient.layer), Effect.either)
     const result = await Effect.runPromise(program)
     expect(Either.isLeft(result) && result.left._tag).toBe("NotFound")
+  })
+})
+
+describe("SvcHttpClient (the derived client as a service)", () => {
+  it("answers through the tag, with the key and version headers of its layer", async () => {
+    server.handle(reply(200, { results: { privacy_policy: { hasConsent: true, isLatestPolicy: true } } }))
+    const allowed = await Effect.runPromise(mayMail("user-1").pipe(Effect.provide(SvcLive(server.origin, "key-2"))))
+    expect(allowed).toBe(true)
+    expect(server.requests[0]).toMatchObject({
+      url: "/consents/check?externalId=user-1&type=privacy_policy",
+      headers: { authorization: "Bearer key-2", "x-svc-version": CLIENT_VERSION }
+    })
+  })
+
+  it("fails with the contract's error classes", async () => {
+    server.handle(replyError(401, "UNAUTHORIZED"))
+    const result = await Effect.runPromise(
+      mayMail("user-1").pipe(Effect.provide(SvcLive(server.origin, "wrong")), Effect.either)
+    )
+    expect(Either.isLeft(result) && result.left._tag).toBe("Unauthorized")
   })
 })
 

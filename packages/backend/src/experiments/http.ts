@@ -1,10 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { SvcApi } from "@svc/api"
 import { Effect } from "effect"
-import { ExperimentSummaries } from "./summaries.js"
+import { Experiments } from "./summaries.js"
 
 export const ExperimentsHttpLive = HttpApiBuilder.group(SvcApi, "experiments", (handlers) =>
   Effect.gen(function*() {
-    const summaries = yield* ExperimentSummaries
-    return handlers.handle("summary", ({ path, urlParams }) => summaries.summarize(path.id, urlParams))
+    const experiments = yield* Experiments
+    return handlers.handle("summary", ({ path, urlParams }) => experiments.summary(path.id, urlParams))
   }))

@@ -38,25 +38,46 @@ const foldArms = (rows: ReadonlyArray<ArmCountRow>, medians: ReadonlyMap<string,
   }))
 }
 
-/** Per-arm results of a banner experiment for the instance's tenant. */
-export class ExperimentSummaries extends Effect.Service<ExperimentSummaries>()("@svc/backend/ExperimentSummaries", {
+/** A summary window's end: an ISO 8601 date or date-time (a bare `to` date covers its whole UTC day), or a `Date`. */
+export type SummaryBound = string | Date
+
+const boundText = (bound: SummaryBound | undefined): string | undefined =>
+  bound instanceof Date ? (Number.isFinite(bound.getTime()) ? bound.toISOString() : "invalid Date") : bound
+
+/**
+ * Banner experiments: per-arm results (`GET /experiments/:id/summary`) for the instance's tenant,
+ * from the `experiment`, `action`, `surface` and `timeToDecisionMs` of recorded acts.
+ *
+ * @example
+ * import { Experiments } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * const january = Effect.flatMap(Experiments, (experiments) =>
+ *   experiments.summary("banner-copy", { from: "2026-01-01", to: "2026-01-31", domain: "example.com" }))
+ */
+export class Experiments extends Effect.Service<Experiments>()("@svc/backend/Experiments", {
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
     const repo = yield* ExperimentsRepo
     const tenantId = config.tenantId ?? ""
 
-    const summarize = (
+    /** Both bounds inclusive; without them every act of the experiment counts. */
+    const summary = (
       experimentId: string,
       params: {
-        readonly from?: string | undefined
-        readonly to?: string | undefined
+        readonly from?: SummaryBound | undefined
+        readonly to?: SummaryBound | undefined
         readonly domain?: string | undefined
-      },
+      } = {},
       /** `medians: false` skips the time-to-decision query (every median is then `null`): the insight page shows none. */
       options: { readonly medians?: boolean } = {}
     ): Effect.Effect<ExperimentSummary, InvalidRequest | DatabaseError> =>
       Effect.gen(function*() {
-        const window = yield* parseSummaryWindow(params)
+        const window = yield* parseSummaryWindow({
+          from: boundText(params.from),
+          to: boundText(params.to),
+          domain: params.domain
+        })
         const scope = { tenantId, experimentId, ...window }
         const [counts, medians] = yield* orDatabaseError(
           Effect.all([repo.armCounts(scope), options.medians === false ? Effect.succeed([]) : repo.armMedians(scope)], {
@@ -72,7 +93,7 @@ export class ExperimentSummaries extends Effect.Service<ExperimentSummaries>()("
         }
       })
 
-    return { summarize } as const
+    return { summary } as const
   }),
   dependencies: [ExperimentsRepo.Default]
 }) {}

@@ -2,7 +2,7 @@ import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/
 import { Clock, Effect, Layer } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
-import { ExperimentSummaries } from "../experiments/summaries.js"
+import { Experiments } from "../experiments/summaries.js"
 import { ApiKeys } from "../access/api-keys.js"
 import { bearerToken } from "../http/bearer.js"
 import { errorResponse } from "../http/error-response.js"
@@ -53,7 +53,7 @@ export const InsightRoutesLive = Layer.unwrapEffect(
     if (config.apiKeys.length === 0) return Layer.empty
     const keys = yield* ApiKeys
     const repo = yield* InsightRepo
-    const summaries = yield* ExperimentSummaries
+    const summaries = yield* Experiments
     const signInLimit = ipLimit(config, yield* RateLimits, "admin")
     const sessions = makeInsightSessions(config.apiKeys)
     const cookiePath = `${config.basePath}/insight`
@@ -76,7 +76,7 @@ export const InsightRoutesLive = Layer.unwrapEffect(
           .slice(0, 5)
         const experiments = yield* Effect.forEach(experimentRows, (row) =>
           Effect.map(
-            summaries.summarize(row.name!, {
+            summaries.summary(row.name!, {
               from: new Date(fromMs).toISOString(),
               to: new Date(toMs - 1).toISOString(),
               ...(domain === null ? {} : { domain })

@@ -1,12 +1,7 @@
 import { HttpLayerRouter, HttpServer } from "@effect/platform"
 import { SvcApi } from "@svc/api"
 import { Effect, Layer } from "effect"
-import { type ResolvedConfig, SvcConfig } from "../config/resolved.js"
-import { sqlClientLayer } from "../database/client.js"
-import { migrateDatabase } from "../database/migrate.js"
-import { EventDeliveryLive } from "../events/deliverer.js"
-import { EventSinksLive } from "../events/sinks-live.js"
-import { reportSchemaState } from "../database/schema-state.js"
+import type { ResolvedConfig, SvcConfig } from "../config/resolved.js"
 import { ApiKeyAuthLive } from "../http/api-key-auth.js"
 import { CompressionLive } from "../http/compression.js"
 import { EdgeLive, notFoundFallback, PreflightRouteLive } from "../http/edge.js"
@@ -20,7 +15,7 @@ import { TelemetryLive } from "../telemetry/layer.js"
 import { RequestMetricsLive } from "../telemetry/requests.js"
 import { withLayerStatementMetrics } from "../telemetry/statements.js"
 import { HandlersLive } from "./handlers.js"
-import { ServicesLive } from "./services.js"
+import { makeServicesLayer } from "./svc-services.js"
 
 export interface SvcLayerOptions {
   /** Apply pending migrations while the layer is built (before the first request is served). */
@@ -29,7 +24,8 @@ export interface SvcLayerOptions {
 
 /**
  * All routes of one svc instance, registered on the `HttpLayerRouter` the host provides, with
- * the instance's own configuration, database and services built inside.
+ * the instance's own configuration, database and services (`makeServicesLayer`, what
+ * `SvcServices.layer` provides) built inside.
  */
 export const makeSvcLayer = (
   config: ResolvedConfig,
@@ -42,19 +38,6 @@ const routesWith = <A>(
   options: SvcLayerOptions,
   beside: Layer.Layer<A, never, SvcConfig | PolicyInit>
 ): Layer.Layer<A, unknown, HttpLayerRouter.HttpRouter> => {
-  const ConfigLive = Layer.succeed(SvcConfig, config)
-  const SqlLive = options.migrate === true
-    ? Layer.tap(sqlClientLayer(config.database), (context) =>
-      migrateDatabase(config.database).pipe(
-        Effect.tap((applied) =>
-          applied.length === 0
-            ? Effect.void
-            : Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}-${name}`).join(", ")}`)
-        ),
-        Effect.provide(context)
-      ))
-    // Not migrating here: say at startup when the schema is missing or behind.
-    : Layer.tap(sqlClientLayer(config.database), (context) => Effect.provide(reportSchemaState, context))
   const ApiRoutes = HttpLayerRouter.addHttpApi(SvcApi).pipe(
     Layer.provide(HandlersLive),
     Layer.provide(ApiKeyAuthLive),
@@ -68,14 +51,12 @@ const routesWith = <A>(
       (router) => config.basePath === "" ? router : router.prefixed(config.basePath)
     )
   )
-  // The event deliverer runs for the layer's lifetime, so a host composing this layer delivers too.
   const EdgeRoutes = Layer.mergeAll(
     ApiRoutes,
     OpenApiRoutesLive,
     ScriptRoutesLive,
     PreflightRouteLive,
     beside,
-    EventDeliveryLive,
     TelemetryLive
   ).pipe(
     Layer.provide(RequestMetricsLive),
@@ -85,11 +66,10 @@ const routesWith = <A>(
   const layer = Layer.mergeAll(EdgeRoutes, InsightRoutesLive).pipe(
     Layer.provide(CompressionLive),
     Layer.provide(MountedRouter),
-    Layer.provide(ServicesLive),
-    Layer.provide(EventSinksLive),
     Layer.provide(HttpServer.layerContext),
-    Layer.provide(ConfigLive),
-    Layer.provide(SqlLive)
+    // The services with their background work (event delivery, retention): a host composing this
+    // layer runs it too.
+    Layer.provide(makeServicesLayer(config, { migrate: options.migrate }))
   )
   // With telemetry, SQL statements of the work the layer forks (deliveries, retention) are timed too.
   return config.telemetry === undefined ? layer : withLayerStatementMetrics(layer)

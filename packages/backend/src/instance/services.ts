@@ -1,6 +1,7 @@
 import { Layer } from "effect"
-import { ConsentLedger } from "../consents/ledger.js"
-import { ExperimentSummaries } from "../experiments/summaries.js"
+import { Consents } from "../consents/consents.js"
+import { ConsentReads } from "../consents/reads.js"
+import { Experiments } from "../experiments/summaries.js"
 import { EventDeliveries } from "../events/deliveries.js"
 import { ApiKeys } from "../access/api-keys.js"
 import { LegalDocuments } from "../legal/documents.js"
@@ -13,18 +14,19 @@ import { SessionReports } from "../policy/sessions.js"
 import { VendorList } from "../policy/gvl.js"
 import { PolicySnapshots } from "../policy/snapshots.js"
 import { PeriodExports } from "../records/period-export.js"
-import { RetentionJobLive, RetentionPurge } from "../retention/purge.js"
+import { RetentionJobLive, Retention } from "../retention/purge.js"
 import { SubjectExports } from "../records/subject-exports.js"
 import { SubjectErasure } from "../erasure/subject-erasure.js"
 import { IdentityLinks } from "../subjects/identity-links.js"
+import { Subjects } from "../subjects/subjects.js"
 
 /**
- * Every domain service of an instance. Each needs at most `SvcConfig` and `SqlClient`, which the
- * instance layer provides. Add a feature's services here.
+ * Every domain service of an instance. Each needs at most `SvcConfig`, `SqlClient` and
+ * `EventSinks`, which `svc-services.ts` provides. Add a feature's services here.
  */
 export const ServicesLive = Layer.mergeAll(
   ApiKeys.Default,
-  ExperimentSummaries.Default,
+  Experiments.Default,
   PolicyManifest.Default,
   PolicySnapshots.Default,
   PolicyResolver.Default,
@@ -32,7 +34,9 @@ export const ServicesLive = Layer.mergeAll(
   VendorList.Default,
   SessionReports.Default,
   PolicyInit.Default,
-  ConsentLedger.Default,
+  Consents.Default,
+  ConsentReads.Default,
+  Subjects.Default,
   IdentityLinks.Default,
   RateLimits.Default,
   LegalDocuments.Default,
@@ -41,5 +45,5 @@ export const ServicesLive = Layer.mergeAll(
   EventDeliveries.Default,
   PeriodExports.Default,
   // The periodic retention run of every instance (safe with many: see RetentionRepo).
-  RetentionJobLive.pipe(Layer.provide(RetentionPurge.Default))
+  RetentionJobLive.pipe(Layer.provideMerge(Retention.Default))
 )

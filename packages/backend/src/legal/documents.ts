@@ -1,15 +1,17 @@
 import {
   Conflict,
   type DatabaseError,
+  describeIssues,
   InvalidRequest,
   NotFound,
   PolicySnapshotExpired,
   PolicySnapshotInvalid
 } from "@svc/api"
 import type { LegalDocumentRelease, LegalReleaseId } from "@svc/schema"
+import { isLegalDocumentType, PublishLegalDocumentRequest } from "@svc/schema"
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option, ParseResult, Schema } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { EventOutbox } from "../events/outbox.js"
@@ -34,10 +36,24 @@ export interface DocumentReference {
   readonly documentSnapshotToken?: string | undefined
 }
 
+const validatePublish = Schema.validate(PublishLegalDocumentRequest, { errors: "all" })
+
 /**
- * Published legal document releases. The latest publish of a type is current (highest revision);
+ * Published legal document releases (`PUT /legal-documents/:type/current`, `GET …/current`,
+ * `GET /legal-documents/:type`). The latest publish of a type is current (highest revision);
  * republishing a hash with the same version and date changes nothing, with anything else it is a
- * CONFLICT.
+ * CONFLICT. Types are `privacy_policy`, `dpa` and `terms_and_conditions`, each optionally
+ * followed by `_<suffix>`.
+ *
+ * @example
+ * import { LegalDocuments } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // From a deploy script: the new privacy policy becomes current.
+ * const release = Effect.flatMap(LegalDocuments, (documents) =>
+ *   documents.publish("privacy_policy", {
+ *     version: "2026-02", hash: "sha256-3f1c…", effectiveDate: new Date("2026-02-01")
+ *   }))
  */
 export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backend/LegalDocuments", {
   dependencies: [LegalDocumentsRepo.Default, EventOutbox.Default],
@@ -63,6 +79,19 @@ export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backe
       input: { readonly version: string; readonly hash: string; readonly effectiveDate: Date }
     ): Effect.Effect<LegalDocumentRelease, Conflict | InvalidRequest | DatabaseError> =>
       Effect.gen(function*() {
+        if (!isLegalDocumentType(type)) {
+          return yield* Effect.fail(
+            new InvalidRequest({
+              message: `type: expected privacy_policy, dpa or terms_and_conditions, optionally followed by _<suffix> ` +
+                `([a-z0-9-]{1,32}), got ${JSON.stringify(type).slice(0, 80)}`
+            })
+          )
+        }
+        yield* validatePublish(input).pipe(
+          Effect.mapError((error) =>
+            new InvalidRequest({ message: describeIssues(ParseResult.ArrayFormatter.formatErrorSync(error)) })
+          )
+        )
         const effectiveDate = input.effectiveDate.getTime()
         if (!Number.isFinite(effectiveDate)) {
           return yield* Effect.fail(
@@ -88,7 +117,7 @@ export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backe
                 version: input.version,
                 hash: input.hash,
                 effectiveDate,
-                createdAt: Date.now()
+                createdAt: yield* Clock.currentTimeMillis
               })
               if (!inserted) return Option.none()
               const row = yield* repo.findByHash(key)

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { PolicyPack } from "@svc/schema"
 import { Clock, Effect, Layer, Schedule } from "effect"
 import { SvcConfig } from "../config/resolved.js"
+import { orDatabaseError } from "../database/database-error.js"
 import { retryDeadlocks } from "../database/deadlock.js"
 import { PolicyManifest } from "../policy/manifest.js"
 import { type BatchCursor, RETENTION_BATCH, RetentionRepo } from "./repository.js"
@@ -26,9 +27,16 @@ export interface RetentionReport {
  * the act happened: no subject, no IP, user agent or journey); marks cookie-banner choices past
  * their rule's `validityDays` (365 without a rule) as expired; with `recordDays`, then deletes the
  * subjects those retirements (or an erasure's unlinking) left with no record and no identity link.
- * Without `retention` only expiry runs.
+ * Without `retention` only expiry runs. A running instance (and `SvcServices.layer`) runs it every
+ * `retention.intervalMinutes`; `runOnce` is one run now (what `svc purge` does).
+ *
+ * @example
+ * import { Retention } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * const nightly = Effect.flatMap(Retention, (retention) => retention.runOnce())
  */
-export class RetentionPurge extends Effect.Service<RetentionPurge>()("@svc/backend/RetentionPurge", {
+export class Retention extends Effect.Service<Retention>()("@svc/backend/Retention", {
   dependencies: [RetentionRepo.Default, PolicyManifest.Default],
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
@@ -76,7 +84,7 @@ export class RetentionPurge extends Effect.Service<RetentionPurge>()("@svc/backe
 
     const days = (n: number | undefined, now: number) => (n === undefined ? undefined : now - n * DAY_MS)
 
-    /** One run; `at` replaces the clock's time (a test, or a run "as of" a moment). */
+    /** One run; `at` (epoch ms) replaces the clock's time (a test, or a run "as of" a moment). */
     const runOnce = (at?: number) =>
       Effect.gen(function*() {
         const now = at ?? (yield* Clock.currentTimeMillis)
@@ -105,7 +113,7 @@ export class RetentionPurge extends Effect.Service<RetentionPurge>()("@svc/backe
             `${report.subjectsDeleted} idle subjects deleted`
         )
         return report
-      })
+      }).pipe(orDatabaseError)
 
     return { runOnce } as const
   })
@@ -118,7 +126,7 @@ export class RetentionPurge extends Effect.Service<RetentionPurge>()("@svc/backe
 export const RetentionJobLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const config = yield* SvcConfig
-    const purge = yield* RetentionPurge
+    const purge = yield* Retention
     const interval = `${config.retention?.intervalMinutes ?? 60} minutes` as const
     const run = purge.runOnce().pipe(Effect.catchAllCause((cause) => Effect.logWarning("retention run failed", cause)))
     yield* run.pipe(Effect.repeat(Schedule.spaced(interval)), Effect.delay("1 minute"), Effect.forkScoped)

@@ -3,7 +3,7 @@ import type { SvcOptions } from "../config/options.js"
 import { SvcConfig } from "../config/resolved.js"
 import { resolveOptions } from "../config/validate.js"
 import { sqlClientLayer } from "../database/client.js"
-import { RetentionPurge, type RetentionReport } from "./purge.js"
+import { Retention, type RetentionReport } from "./purge.js"
 
 /**
  * One retention run against the configured database, outside a server (`svc purge`, for cron).
@@ -12,12 +12,12 @@ import { RetentionPurge, type RetentionReport } from "./purge.js"
  */
 export const purgeOnce = (options: SvcOptions, at?: { readonly now?: number }): Promise<RetentionReport> => {
   const config = resolveOptions(options)
-  const layer = RetentionPurge.Default.pipe(
+  const layer = Retention.Default.pipe(
     Layer.provide(Layer.succeed(SvcConfig, config)),
     Layer.provide(sqlClientLayer(config.database))
   )
   return Effect.runPromise(
-    Effect.flatMap(RetentionPurge, (purge) => purge.runOnce(at?.now)).pipe(Effect.provide(layer)) as Effect.Effect<
+    Effect.flatMap(Retention, (purge) => purge.runOnce(at?.now)).pipe(Effect.provide(layer)) as Effect.Effect<
       RetentionReport,
       unknown
     >

@@ -3,10 +3,12 @@ import { SvcApi } from "@svc/api"
 import { Effect } from "effect"
 import { ApiKeys } from "../access/api-keys.js"
 import { SvcConfig } from "../config/resolved.js"
-import { ConsentLedger } from "../consents/ledger.js"
+import { Consents } from "../consents/consents.js"
+import { parseTypeList } from "../consents/choices.js"
 import { jsonSuccessOf } from "../http/json-success.js"
 import { requestContextOf } from "../http/request-context.js"
 import { IdentityLinks } from "./identity-links.js"
+import { Subjects } from "./subjects.js"
 
 /**
  * The answers that grow with a subject's records: encoded by the compiled encoder, with the success
@@ -21,14 +23,15 @@ export const SubjectsHttpLive = HttpApiBuilder.group(SvcApi, "subjects", (handle
   Effect.gen(function*() {
     const config = yield* SvcConfig
     const keys = yield* ApiKeys
-    const ledger = yield* ConsentLedger
+    const consents = yield* Consents
+    const subjects = yield* Subjects
     const links = yield* IdentityLinks
     return handlers
       .handle("create", ({ payload }) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-          ledger.save(payload, requestContextOf(config, keys, request))))
+          consents.save(payload, requestContextOf(config, keys, request))))
       .handle("get", ({ path, urlParams }) =>
-        Effect.map(ledger.view(path.id, urlParams.type), subjectResponses.get))
+        Effect.map(subjects.get(path.id, { types: parseTypeList(urlParams.type) }), subjectResponses.get))
       .handle("identify", ({ path, payload }) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
           Effect.map(
@@ -36,5 +39,5 @@ export const SubjectsHttpLive = HttpApiBuilder.group(SvcApi, "subjects", (handle
             (subject) => ({ subject })
           )))
       .handle("list", ({ urlParams }) =>
-        Effect.map(ledger.listByExternalId(urlParams.externalId), subjectResponses.list))
+        Effect.map(subjects.list({ externalId: urlParams.externalId }), subjectResponses.list))
   }))

@@ -1,26 +1,19 @@
 import {
   Conflict,
   type DatabaseError,
+  describeIssues,
   InvalidRequest,
-  NotFound,
   type PolicySnapshotExpired,
   type PolicySnapshotInvalid,
   StalePolicy,
   SubjectConflict
 } from "@svc/api"
-import type {
-  ConsentCheck,
-  ConsentId,
-  SaveConsentRequest,
-  SaveConsentResponse,
-  SubjectId,
-  SubjectList,
-  SubjectView
-} from "@svc/schema"
-import { isLegalDocumentType } from "@svc/schema"
+import type { ConsentId, SubjectId } from "@svc/schema"
+import { isLegalDocumentType, SaveConsentRequest, type SaveConsentResponse } from "@svc/schema"
 import { SqlClient } from "@effect/sql"
 import { randomBytes } from "node:crypto"
-import { Clock, Effect, Either, Option } from "effect"
+import { Clock, Effect, Either, Option, ParseResult, Schema } from "effect"
+import { storedIp } from "../access/ip-address.js"
 import type { RequestContext } from "../access/request-context.js"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
@@ -32,19 +25,27 @@ import { LegalDocuments } from "../legal/documents.js"
 import { PolicyManifest } from "../policy/manifest.js"
 import { PolicySnapshots } from "../policy/snapshots.js"
 import { DEFAULT_IDENTITY_PROVIDER, IdentityLinks } from "../subjects/identity-links.js"
-import { SubjectsRepo, type SubjectRow } from "../subjects/repository.js"
+import { SubjectsRepo } from "../subjects/repository.js"
 import { type ActDecision, actDigest, actKey, decisionOf } from "./act.js"
-import {
-  isLatestPolicy,
-  isValidFor,
-  parseTypeList,
-  type PolicyContext,
-  subjectChoiceOf,
-  subjectVendorChoiceOf
-} from "./choices.js"
-import { readConsentRow, type StoredConsent, toConsentRecord } from "./records.js"
+import { subjectChoiceOf, subjectVendorChoiceOf } from "./choices.js"
+import { readConsentRow, type StoredConsent } from "./records.js"
 import { type ConsentColumns, type ConsentRow, consentRowOf, ConsentsRepo } from "./repository.js"
 import { judgeSnapshot, type SnapshotVerdict } from "./snapshot-rules.js"
+
+/**
+ * Who made the act, as far as the calling code knows: what `POST /subjects` reads from the
+ * request's headers. Every field is optional; what is missing is stored as unknown.
+ */
+export interface ConsentVisitor {
+  /** The visitor's IP address; stored masked (or not at all) as `ipAddress` configures. */
+  readonly ipAddress?: string | undefined
+  /** The visitor's `User-Agent`. */
+  readonly userAgent?: string | undefined
+  /** Global Privacy Control was on (`Sec-GPC: 1`): the rule's `gpcDenies` categories are refused. */
+  readonly gpc?: boolean | undefined
+  /** The visitor's country (ISO 3166-1 alpha-2), when the app knows it. */
+  readonly country?: string | undefined
+}
 
 export type SaveError =
   | Conflict
@@ -73,14 +74,29 @@ const unstorable = (decision: ActDecision, givenAt: number): string | undefined 
   }
   return undefined
 }
-const MAX_CHECK_TYPES = 50
+
+const validateSave = Schema.validate(SaveConsentRequest, { errors: "all" })
 
 /**
- * The consent ledger: records acts exactly once (the act key is unique, so a replay or a racing
- * twin gets the stored record back), judges policy snapshots, and answers reads with a fixed
- * number of statements however many acts a subject has.
+ * The write side of the consent ledger (the read side is `ConsentReads`): records acts exactly
+ * once (the act key is unique, so a replay or a racing twin gets the stored record back) and
+ * judges policy snapshots.
+ *
+ * @example
+ * import { Consents } from "@svc/backend"
+ * import { SubjectId } from "@svc/schema"
+ * import { Effect } from "effect"
+ *
+ * // In a sign-up handler: the privacy policy the user ticked, with the user's id linked (verified).
+ * const signUp = (userId: string, subjectId: string, ip: string) =>
+ *   Effect.flatMap(Consents, (consents) =>
+ *     consents.record(
+ *       { type: "privacy_policy", domain: "example.com", subjectId: SubjectId.make(subjectId),
+ *         givenAt: new Date(), externalSubjectId: userId },
+ *       { ipAddress: ip }
+ *     ))
  */
-export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend/ConsentLedger", {
+export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents", {
   dependencies: [
     ConsentsRepo.Default,
     SubjectsRepo.Default,
@@ -102,13 +118,6 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
     const outbox = yield* EventOutbox
     const tenantId = config.tenantId ?? ""
     const declaredVendors = config.manifest.vendors ?? []
-
-    const policyContext = (stored: ReadonlyArray<StoredConsent>): Effect.Effect<PolicyContext, DatabaseError> =>
-      stored.some((c) => isLegalDocumentType(c.type))
-        ? Effect.map(legalDocuments.currentIds, (currentLegal) => ({ currentLegal, rule: manifest.rule }))
-        : Effect.succeed({ currentLegal: new Map(), rule: manifest.rule })
-
-    // ---- saves -------------------------------------------------------------------------------
 
     /**
      * Which policy the act was decided under. With signing configured a cookie-banner save must
@@ -188,7 +197,7 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
       if (stored.runtimePolicySource !== null) event["consent.decisionSource"] = stored.runtimePolicySource
     }
 
-    /** `POST /subjects`. */
+    /** `POST /subjects`, with what the HTTP side read from the request (its body already decoded). */
     const save = (body: SaveConsentRequest, context: RequestContext): Effect.Effect<SaveConsentResponse, SaveError> =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
@@ -323,94 +332,35 @@ export class ConsentLedger extends Effect.Service<ConsentLedger>()("@svc/backend
         return yield* respond(stored)
       })
 
-    // ---- reads -------------------------------------------------------------------------------
-
-    const subjectOf = (row: SubjectRow) => ({
-      id: row.id as SubjectId,
-      externalId: row.external_id,
-      identityProvider: row.identity_provider,
-      verified: Number(row.verified) === 1,
-      createdAt: new Date(Number(row.created_at))
-    })
-
-    /** `GET /subjects/:id`: at most three statements (subject, its acts, current legal releases). */
-    const view = (
-      id: SubjectId,
-      typeFilter: string | undefined
-    ): Effect.Effect<SubjectView, NotFound | DatabaseError> =>
-      Effect.gen(function*() {
-        const found = yield* orDatabaseError(subjects.findById({ tenantId, id }))
-        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ message: "No such subject" }))
-        const all = (yield* orDatabaseError(consents.listBySubject({ tenantId, subjectId: id }))).map(readConsentRow)
-        const context = yield* policyContext(all)
-        const types = parseTypeList(typeFilter)
-        const selected = types === undefined ? all : all.filter((c) => types.includes(c.type))
-        const now = yield* Clock.currentTimeMillis
-        const choice = subjectChoiceOf(all)
-        return {
-          subject: subjectOf(found.value),
-          consents: selected.map((c) => toConsentRecord(c, isLatestPolicy(c, context))),
-          isValid: isValidFor(selected, types, context, now),
-          subjectChoice: choice,
-          subjectVendorChoice: subjectVendorChoiceOf(all, declaredVendors, choice)
-        }
-      })
-
-    /** `GET /subjects?externalId=`: verified links only; at most three statements. */
-    const listByExternalId = (externalId: string): Effect.Effect<SubjectList, DatabaseError> =>
-      Effect.gen(function*() {
-        const rows = yield* orDatabaseError(subjects.listVerifiedByExternalId({ tenantId, externalId }))
-        if (rows.length === 0) return { subjects: [] }
-        const all = (yield* orDatabaseError(consents.listByVerifiedExternalId({ tenantId, externalId }))).map(
-          readConsentRow
-        )
-        const context = yield* policyContext(all)
-        return {
-          subjects: rows.map((row) => ({
-            id: row.id as SubjectId,
-            externalId: row.external_id ?? externalId,
-            identityProvider: row.identity_provider ?? DEFAULT_IDENTITY_PROVIDER,
-            createdAt: new Date(Number(row.created_at)),
-            consents: all.filter((c) => c.subjectId === row.id).map((c) =>
-              toConsentRecord(c, isLatestPolicy(c, context))
-            )
-          }))
-        }
-      })
-
     /**
-     * `GET /consents/check`: per requested type, `hasConsent` when any record of the type exists
-     * (a reject included) and `isLatestPolicy` when one of them is on the latest policy.
+     * The `POST /subjects` act from server code, with no HTTP: the same idempotency, CONFLICT,
+     * SUBJECT_CONFLICT, late-save and GPC rules and the same outbox event, answering what
+     * `POST /subjects` answers. Server code is trusted as an API-key request is: an
+     * `externalSubjectId` is linked verified, and a cookie-banner act needs no snapshot token.
+     * The input is checked against the `SaveConsentRequest` schema first (INVALID_REQUEST).
      */
-    const check = (externalId: string, typeList: string): Effect.Effect<ConsentCheck, InvalidRequest | DatabaseError> =>
-      Effect.gen(function*() {
-        const types = parseTypeList(typeList)
-        if (types === undefined) {
-          return yield* Effect.fail(
-            new InvalidRequest({ message: "type: a comma-separated list of policy types is required" })
-          )
-        }
-        if (types.length > MAX_CHECK_TYPES) {
-          return yield* Effect.fail(new InvalidRequest({ message: `type: at most ${MAX_CHECK_TYPES} types per check` }))
-        }
-        const all = (yield* orDatabaseError(consents.listTypesByVerifiedExternalId({ tenantId, externalId, types })))
-          .map(
-            readConsentRow
-          )
-        const context = yield* policyContext(all)
-        // Object.fromEntries: a type named "__proto__" is answered, not swallowed by the prototype.
-        const results: Record<string, { hasConsent: boolean; isLatestPolicy: boolean }> = Object.fromEntries(
-          types.map((type) => {
-            const ofType = all.filter((c) => c.type === type)
-            return [type, {
-              hasConsent: ofType.length > 0,
-              isLatestPolicy: ofType.some((c) => isLatestPolicy(c, context))
-            }]
+    const record = (
+      input: SaveConsentRequest,
+      visitor: ConsentVisitor = {}
+    ): Effect.Effect<SaveConsentResponse, SaveError> =>
+      validateSave(input).pipe(
+        Effect.mapError((error) =>
+          new InvalidRequest({
+            message: describeIssues(ParseResult.ArrayFormatter.formatErrorSync(error))
+          })
+        ),
+        Effect.flatMap((body) =>
+          save(body, {
+            apiKey: "valid",
+            ipAddress: storedIp(config.ipAddress, visitor.ipAddress),
+            userAgent: visitor.userAgent,
+            gpc: visitor.gpc === true,
+            country: visitor.country ?? null,
+            logFields: undefined
           })
         )
-        return { results }
-      })
+      )
 
-    return { save, view, listByExternalId, check } as const
+    return { record, save } as const
   })
 }) {}

@@ -1,0 +1,103 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { SvcConfigurationError } from "../config/errors.js"
+import type { SvcOptions } from "../config/options.js"
+import { type ResolvedConfig, SvcConfig } from "../config/resolved.js"
+import { resolveOptions } from "../config/validate.js"
+import { Consents } from "../consents/consents.js"
+import { sqlClientLayer } from "../database/client.js"
+import { migrateDatabase } from "../database/migrate.js"
+import { reportSchemaState } from "../database/schema-state.js"
+import { EventDeliveryLive } from "../events/deliverer.js"
+import { EventSinksLive } from "../events/sinks-live.js"
+import { Experiments } from "../experiments/summaries.js"
+import { LegalDocuments } from "../legal/documents.js"
+import { PolicyInit } from "../policy/init.js"
+import { PolicyManifest } from "../policy/manifest.js"
+import { SessionReports } from "../policy/sessions.js"
+import { Retention } from "../retention/purge.js"
+import { Subjects } from "../subjects/subjects.js"
+import { ServicesLive } from "./services.js"
+
+/** What `SvcServices.layer` provides: svc's public services, its resolved configuration and its `SqlClient`. */
+export type SvcService =
+  | Consents
+  | Subjects
+  | LegalDocuments
+  | Experiments
+  | PolicyManifest
+  | PolicyInit
+  | SessionReports
+  | Retention
+  | SvcConfig
+  | SqlClient.SqlClient
+
+export interface SvcServicesOptions {
+  /** Apply pending migrations while the layer is built (before any service is used). */
+  readonly migrate?: boolean | undefined
+}
+
+/** The database, migrated first when asked, else checked (a missing or old schema is logged at startup). */
+const databaseLayer = (config: ResolvedConfig, migrate: boolean) =>
+  migrate
+    ? Layer.tap(sqlClientLayer(config.database), (context) =>
+      migrateDatabase(config.database).pipe(
+        Effect.tap((applied) =>
+          applied.length === 0
+            ? Effect.void
+            : Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}-${name}`).join(", ")}`)
+        ),
+        Effect.provide(context)
+      ))
+    : Layer.tap(sqlClientLayer(config.database), (context) => Effect.provide(reportSchemaState, context))
+
+/**
+ * Every service of an instance over its configuration and database, with the work an instance
+ * does in the background (event delivery, the periodic retention run), and no HTTP. The routes
+ * (`makeSvcLayer`) are built on it.
+ */
+export const makeServicesLayer = (config: ResolvedConfig, options: SvcServicesOptions = {}) =>
+  Layer.merge(ServicesLive, EventDeliveryLive).pipe(
+    Layer.provideMerge(EventSinksLive),
+    Layer.provideMerge(Layer.succeed(SvcConfig, config)),
+    Layer.provideMerge(databaseLayer(config, options.migrate === true))
+  )
+
+/** Options are checked as `svcInstance` checks them; an invalid set fails the layer with every problem. */
+const resolved = (options: SvcOptions): Effect.Effect<ResolvedConfig, SvcConfigurationError> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(resolveOptions(options))
+    } catch (error) {
+      return error instanceof SvcConfigurationError ? Effect.fail(error) : Effect.die(error)
+    }
+  })
+
+/**
+ * svc as an Effect library: its services with no HTTP in between, for an app that records the
+ * consent ticked in its own sign-up form, checks consent in a job or publishes a legal document
+ * from a deploy script.
+ */
+export const SvcServices = {
+  /**
+   * `Consents`, `Subjects`, `LegalDocuments`, `Experiments`, `PolicyManifest`, `PolicyInit`,
+   * `SessionReports` and `Retention` (plus `SvcConfig` and the `SqlClient`) from the options a
+   * config file holds (`defineConfig`). `database: { layer }` shares the app's own `SqlClient`.
+   * While the layer lives it delivers events to the configured sinks and runs retention, as a
+   * server would. `migrate: true` applies pending migrations first (or run `svc migrate`).
+   * Invalid options fail the layer with `SvcConfigurationError`.
+   *
+   * @example
+   * import { Consents, SvcServices } from "@svc/backend"
+   * import { Effect } from "effect"
+   *
+   * const SvcLive = SvcServices.layer({ database: { dialect: "sqlite", url: "./svc.db" } }, { migrate: true })
+   * const program = Effect.flatMap(Consents, (consents) => Effect.log(typeof consents.record))
+   * Effect.runPromise(Effect.provide(program, SvcLive))
+   */
+  layer: (
+    options: SvcOptions,
+    layerOptions: SvcServicesOptions = {}
+  ): Layer.Layer<SvcService, SvcConfigurationError | unknown> =>
+    Layer.unwrapEffect(Effect.map(resolved(options), (config) => makeServicesLayer(config, layerOptions)))
+}
