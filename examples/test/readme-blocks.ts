@@ -37,3 +37,32 @@ export const containsFragment = (file: string, fragment: string): boolean => {
   const haystack = trimmedLines(file).join("\n")
   return haystack.includes(trimmedLines(fragment.replace(/\n$/, "")).join("\n"))
 }
+
+/** One command block of a walkthrough, with the answer the README shows for it (the `json` block after it). */
+export interface WalkthroughStep {
+  readonly code: string
+  readonly expected: unknown
+  readonly line: number
+}
+
+/**
+ * The `sh` blocks of the section under `## <heading>`, in order, each with the parsed `json` block
+ * that directly follows it (`undefined` when none does).
+ */
+export const walkthroughSteps = (readme: string, heading: string): Array<WalkthroughStep> => {
+  const lines = readFileSync(readme, "utf8").split("\n")
+  const start = lines.indexOf(`## ${heading}`) + 1
+  if (start === 0) throw new Error(`${readme} has no section "## ${heading}"`)
+  const next = lines.findIndex((line, i) => i >= start && line.startsWith("## "))
+  const end = next === -1 ? lines.length : next + 1
+  const blocks = codeBlocks(readme).filter((block) => block.line > start && block.line < end)
+  return blocks.flatMap((block, i) => {
+    if (block.lang !== "sh") return []
+    const answer = blocks[i + 1]
+    return [{
+      code: block.code,
+      expected: answer?.lang === "json" ? JSON.parse(answer.code) : undefined,
+      line: block.line
+    }]
+  })
+}

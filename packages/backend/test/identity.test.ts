@@ -255,6 +255,16 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
       }
       expect((await check("externalId=ghost&type=cookie_banner", {} as never)).status).toBe(401)
     })
+
+    it("answers a check sent with types (the client's name) by naming the query it reads, type", async () => {
+      const answer = await check("externalId=ghost&types=cookie_banner")
+      expect(answer.status).toBe(400)
+      expect(answer.body).toEqual({
+        message: "Invalid request: type: is missing: the policy types to check, comma-separated " +
+          "(type=cookie_banner,privacy_policy); the query is type, not types",
+        cause: { code: "INVALID_REQUEST" }
+      })
+    })
   })
 })
 

@@ -209,6 +209,26 @@ describe.each(dialects)("GET /insight [%s]", (dialect) => {
     expect(html).toContain(`<tr data-country="other"><th scope="row">Other countries</th><td>2</td><td>1</td>`)
   })
 
+  it("labels the chart's y-axis with whole, distinct counts from 0 up to the busiest day or above", async () => {
+    const domain = "ticks.example"
+    const ticksFor = async () => {
+      const html = await (await server.fetch(`/insight?from=${isoDay(today)}&to=${isoDay(today)}&domain=${domain}`, {
+        headers: bearer(API_KEY)
+      })).text()
+      return [...html.matchAll(/<text class="y-tick"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1])
+    }
+    // One decision on the busiest day: the axis read "0, 1, 1" (halves of 1, rounded).
+    const saveOne = async (i: number) =>
+      expect((await save(server, cookieSave({ givenAt: today + 3_600_000 + i * 1000, domain }))).status).toBe(200)
+    expect(await ticksFor()).toEqual(["0", "1"]) // no decision at all: the scale still has a top
+    await saveOne(0)
+    expect(await ticksFor()).toEqual(["0", "1"])
+    for (let i = 1; i < 3; i++) await saveOne(i)
+    expect(await ticksFor()).toEqual(["0", "1", "2", "3"]) // not "0, 2, 3"
+    for (let i = 3; i < 7; i++) await saveOne(i)
+    expect(await ticksFor()).toEqual(["0", "2", "4", "6", "8"])
+  })
+
   it("refuses a bad period with 400 and the spec's body", async () => {
     for (const query of ["from=2025-02-01&to=2025-01-01", "from=2023-01-01&to=2025-01-02",
       "from=yesterday&to=2025-01-01", "from=2025-02-30&to=2025-03-01"])

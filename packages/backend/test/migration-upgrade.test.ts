@@ -216,3 +216,37 @@ describe.each(dialects)("upgrading a database made by migrations 1-5 [%s]", (dia
     }
   })
 })
+
+// README "Upgrading": during a rolling upgrade an older replica serves on the schema a newer one
+// migrated. It runs none of the newer migrations it does not know, and additive changes (a new
+// table, a new empty column) leave its reads and writes working.
+describe.each(dialects)("a replica on a database a newer svc migrated [%s]", (dialect) => {
+  let db: FreshDatabase
+  afterAll(() => db?.drop())
+
+  it("starts, applies nothing, and saves and reads as before", async () => {
+    db = await freshDatabase(dialect)
+    const first = await startServer({ database: db.database, ...quiet }, { port: 0, host: "127.0.0.1" })
+    await first.close()
+    const newer = migrations.length + 1
+    await insert(db, "svc_migrations", {
+      migration_id: newer,
+      created_at: "2026-12-01 00:00:00",
+      name: "from-a-newer-svc"
+    })
+    await db.query("CREATE TABLE svc_newer_feature (id VARCHAR(64) PRIMARY KEY)")
+    await db.query("ALTER TABLE svc_consents ADD COLUMN newer_note TEXT NULL")
+    const older = await startServer({ database: db.database, ...quiet }, { port: 0, host: "127.0.0.1" })
+    try {
+      const rows = await db.query("SELECT migration_id FROM svc_migrations ORDER BY migration_id")
+      expect(rows.map((row) => Number(row.migration_id))).toEqual([...migrations.map(([id]) => id), newer])
+      const subject = newSubjectId()
+      const saved = await save(asServer(older, db), cookieSave({ subjectId: subject }))
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200)
+      const read = await (await fetch(`${older.url}/subjects/${subject}`)).json() as { consents: Array<unknown> }
+      expect(read.consents).toHaveLength(1)
+    } finally {
+      await older.close()
+    }
+  }, 120_000)
+})

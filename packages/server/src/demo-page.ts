@@ -12,7 +12,8 @@ const page = (basePath: string, bundle: string) =>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>svc demo</title>
 <style>
-  body { font: 16px/1.5 system-ui, sans-serif; max-width: 42rem; margin: 3rem auto; padding: 0 1rem; color: #1f2328 }
+  body { font: 16px/1.5 system-ui, sans-serif; max-width: 42rem; margin: 3rem auto; padding: 0 1rem; color: #1f2328;
+         padding-bottom: var(--svc-banner-height, 0px) } /* the banner never covers this page's own buttons */
   code { background: #f4f4f5; padding: .1em .3em; border-radius: 4px }
   pre { background: #f4f4f5; padding: 1rem; border-radius: 8px; overflow: auto }
 </style>

@@ -161,6 +161,36 @@ describe.runIf(withBrowser)("demo page in Chromium", () => {
     await context.close()
   })
 
+  it("the banner never covers the page's own buttons, at phone and desktop sizes", async () => {
+    for (const viewport of [{ width: 390, height: 664 }, { width: 1280, height: 720 }]) {
+      const context = await browser.newContext({ viewport })
+      const page = await context.newPage()
+      await page.goto(`${server.url}/demo?country=DE`)
+      const banner = page.locator("#svc-consent [data-svc=banner]")
+      await banner.waitFor()
+      // What a visitor can reach: scrolled to the end, the element under each button's centre is the button.
+      const reachable = () =>
+        page.evaluate(() => {
+          window.scrollTo(0, document.documentElement.scrollHeight)
+          return [...document.querySelectorAll("body > p > button")].map((button) => {
+            const box = button.getBoundingClientRect()
+            return document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2) === button
+          })
+        })
+      expect(await reachable(), `${viewport.width}px`).toEqual([true, true])
+      const bannerBox = (await banner.boundingBox())!
+      const reserved = await page.evaluate(() =>
+        getComputedStyle(document.documentElement).getPropertyValue("--svc-banner-height")
+      )
+      expect(Number.parseInt(reserved)).toBeGreaterThanOrEqual(Math.floor(bannerBox.height))
+      // Once the visitor has chosen, the page takes its space back.
+      await page.evaluate(() => (window as any).svc.acceptAll({ surface: "banner" }))
+      await banner.waitFor({ state: "detached" })
+      expect(await page.evaluate(() => document.documentElement.style.getPropertyValue("--svc-banner-height"))).toBe("")
+      await context.close()
+    }
+  })
+
   it("France loads svc.iab.js: __tcfapi reports gdprApplies with the bundled vendor list", async () => {
     const { page, context, record } = await acceptAllAndReadRecord("country=FR&bundle=iab")
     expect(record).toMatchObject({ policyId: "eu-iab", runtimePolicySource: "snapshot_token" })

@@ -3,11 +3,24 @@ import { ConsentCheck, ExternalId, SafeString } from "@svc/schema"
 import { Schema } from "effect"
 import { ApiKeyAuth } from "../security.js"
 
+/**
+ * `type`: the policy types to check, comma-separated. A caller that forgets it has often sent
+ * `types` (the list's name in @svc/client): the refusal says which query svc reads.
+ */
+const CheckTypes = Schema.propertySignature(
+  SafeString.pipe(Schema.minLength(1)).annotations({
+    description: "Policy types to check, comma-separated: cookie_banner,privacy_policy"
+  })
+).annotations({
+  missingMessage: () =>
+    "is missing: the policy types to check, comma-separated (type=cookie_banner,privacy_policy); the query is type, not types"
+})
+
 /** Consent checks (API key): whether a subject has consented, for a backend deciding what it may do. */
 export class ConsentsGroup extends HttpApiGroup.make("consents")
   .add(
     HttpApiEndpoint.get("check", "/consents/check")
-      .setUrlParams(Schema.Struct({ externalId: ExternalId, type: SafeString.pipe(Schema.minLength(1)) }))
+      .setUrlParams(Schema.Struct({ externalId: ExternalId, type: CheckTypes }))
       .addSuccess(ConsentCheck)
       .annotate(OpenApi.Summary, "hasConsent and isLatestPolicy per requested type, from verified links only")
   )

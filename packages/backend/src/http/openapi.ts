@@ -84,6 +84,18 @@ const scalarScript = Effect.promise(async (): Promise<string | undefined> => {
 })
 
 /**
+ * The reference UI's own configuration. A self-hosted privacy tool's docs talk to nothing but this
+ * server: no toolbar ("Share" and "Generate SDKs" upload the document to the UI vendor's cloud;
+ * by default it shows on localhost), no telemetry, no web fonts fetched from the vendor.
+ */
+const docsConfiguration = JSON.stringify({
+  _integration: "html",
+  showToolbar: "never",
+  telemetry: false,
+  withDefaultFonts: false
+})
+
+/**
  * The `/docs` page: the OpenAPI document inline and the reference UI as its own script, which is
  * compressed once and cached for a year by browsers (its URL carries its hash).
  */
@@ -97,7 +109,9 @@ const docsPage = (config: ResolvedConfig, documentJson: string, scriptUrl: strin
   </head>
   <body>
     <script id="api-reference" type="application/json">${scriptJson(documentJson)}</script>
-    <script>document.getElementById("api-reference").dataset.configuration = JSON.stringify({ _integration: "html" })</script>
+    <script>document.getElementById("api-reference").dataset.configuration = ${
+    scriptJson(JSON.stringify(docsConfiguration))
+  }</script>
     <script src="${escapeHtml(scriptUrl)}"></script>
   </body>
 </html>

@@ -145,6 +145,20 @@ details summary{cursor:pointer;font-weight:600;margin-top:10px}
 .note{color:#4a5160;font-size:.92rem}
 `
 
+/**
+ * The y-axis of a chart of counts: whole, distinct steps of 1, 2 or 5 times a power of ten, at most
+ * five ticks from 0, the top one at or above `max` (it is the scale's top). Thirds or halves of a
+ * small maximum would round to repeated labels ("1, 1, 0").
+ */
+export const countTicks = (max: number): Array<number> => {
+  const top = Math.max(1, Math.ceil(max))
+  const magnitude = 10 ** Math.floor(Math.log10(Math.max(1, top / 4)))
+  const step = [1, 2, 5, 10].map((m) => Math.max(1, m * magnitude)).find((s) => s * 4 >= top) ?? top
+  const ticks: Array<number> = []
+  for (let tick = 0; tick < top + step; tick += step) ticks.push(tick)
+  return ticks
+}
+
 const chart = (days: InsightData["days"]) => {
   const width = 1000
   const height = 260
@@ -152,7 +166,8 @@ const chart = (days: InsightData["days"]) => {
   const bottom = 28
   const plotW = width - left - 8
   const plotH = height - bottom - 10
-  const max = Math.max(1, ...days.map((d) => total(d.counts)))
+  const axis = countTicks(Math.max(0, ...days.map((d) => total(d.counts))))
+  const max = axis[axis.length - 1]!
   const step = plotW / Math.max(1, days.length)
   const barW = Math.max(1, step * 0.8)
   const bars: Array<string> = []
@@ -170,11 +185,11 @@ const chart = (days: InsightData["days"]) => {
       )
     }
   })
-  const ticks = [0, 0.5, 1].map((f) => {
-    const y = 10 + plotH - f * plotH
-    return `<line x1="${left}" x2="${width - 8}" y1="${y}" y2="${y}" stroke="#d5d9e0"/><text x="${left - 6}" y="${
-      y + 4
-    }" text-anchor="end" font-size="12" fill="#333">${Math.round(f * max)}</text>`
+  const ticks = axis.map((tick) => {
+    const y = (10 + plotH - (tick / max) * plotH).toFixed(2)
+    return `<line x1="${left}" x2="${width - 8}" y1="${y}" y2="${y}" stroke="#d5d9e0"/><text class="y-tick" x="${
+      left - 6
+    }" y="${(Number(y) + 4).toFixed(2)}" text-anchor="end" font-size="12" fill="#333">${tick}</text>`
   })
   const every = Math.max(1, Math.ceil(days.length / 8))
   const labels = days.map((d, i) =>

@@ -20,10 +20,34 @@ const whenBody = (run: () => void): void => {
   else document.addEventListener("DOMContentLoaded", run, { once: true })
 }
 
+/** Set on the page's root element while the banner shows: how far up from the viewport's bottom it reaches. */
+const BANNER_HEIGHT = "--svc-banner-height"
+
+/**
+ * Keeps {@link BANNER_HEIGHT} equal to the space the banner covers (its height and its offset from
+ * the bottom; `0px` while the dialog hides it), so a page can pad its end by it and keep its own
+ * controls reachable. Returns the function that stops and removes it.
+ */
+const publishBannerHeight = (banner: HTMLElement): () => void => {
+  const style = document.documentElement.style
+  const measure = () => {
+    const top = banner.getBoundingClientRect().top
+    style.setProperty(BANNER_HEIGHT, `${banner.hidden ? 0 : Math.max(0, Math.ceil(innerHeight - top))}px`)
+  }
+  measure()
+  const observer = typeof ResizeObserver === "function" ? new ResizeObserver(measure) : undefined
+  observer?.observe(banner)
+  return () => {
+    observer?.disconnect()
+    style.removeProperty(BANNER_HEIGHT)
+  }
+}
+
 export const consentUi = (addons: UiAddons = {}): Extension => {
   let ctx: RuntimeContext
   let root: HTMLElement | undefined
   let banner: HTMLElement | undefined
+  let stopBannerHeight: (() => void) | undefined
   let overlay: HTMLElement | undefined
   let widget: HTMLElement | undefined
   let returnFocus: Element | null = null
@@ -53,6 +77,8 @@ export const consentUi = (addons: UiAddons = {}): Extension => {
   }
 
   const hideBanner = (): void => {
+    stopBannerHeight?.()
+    stopBannerHeight = undefined
     banner?.remove()
     banner = undefined
   }
@@ -83,6 +109,7 @@ export const consentUi = (addons: UiAddons = {}): Extension => {
         addons.bannerDescription?.(ctx, translate)
       )
       mountRoot().append(banner)
+      stopBannerHeight = publishBannerHeight(banner)
       ctx.markShown()
       banner.focus({ preventScroll: true })
     })
