@@ -63,6 +63,21 @@ describe("live: public methods", () => {
     expect(data.client).toBeTypeOf("object")
   })
 
+  it("ready: ready on a migrated database; NOT_READY (503, retryable) on one nobody migrated", async () => {
+    expect(unwrap(await browserSide.ready())).toEqual({ status: "ready" })
+    const unmigrated = await startServer(
+      { database: { dialect: "sqlite", url: ":memory:" }, observability: { requests: "none" } },
+      { port: 0, host: "127.0.0.1", migrate: false }
+    )
+    try {
+      const result = await createSvcClient({ baseUrl: unmigrated.url, retry: false }).ready()
+      expect(!result.ok && result.error).toMatchObject({ code: "NOT_READY", status: 503, retryable: true })
+      expect(!result.ok && result.error.message).toContain("svc migrate")
+    } finally {
+      await unmigrated.close()
+    }
+  })
+
   it("manifest: modified, then not-modified for its etag", async () => {
     const first = unwrap(await browserSide.manifest())
     expect(first.status).toBe("modified")

@@ -41,7 +41,10 @@ export interface RunningServer {
    * `/init` the fast path declined, went through the Effect pipeline (for diagnostics and tests).
    */
   readonly initFastPathAnswers: () => number
-  /** Stops accepting, lets in-flight requests finish, then closes the database. */
+  /**
+   * Stops accepting, lets in-flight requests finish (`/health/ready` answers 503 from now on),
+   * then closes the database.
+   */
   readonly close: () => Promise<void>
 }
 
@@ -109,7 +112,10 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
   const port = start.port ?? 3000
   const host = start.host ?? "0.0.0.0"
   let initFastPath: InitFastPath | undefined
+  // Set as the drain starts: `/health/ready` answers 503 to whatever still reaches the server.
+  let draining = false
   const instance = svcInstance(options, {
+    draining: () => draining,
     migrate: start.migrate ?? true,
     // The bundled server owns its process: an export may tune its heap (records/export-heap.ts).
     tuneHeap: true,
@@ -156,6 +162,7 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
   let closing: Promise<void> | undefined
   const close = () =>
     closing ??= (async () => {
+      draining = true
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), start.drainTimeoutMs ?? 10_000)
         timer.unref()

@@ -19,6 +19,7 @@ import { TelemetryLive } from "../telemetry/layer.js"
 import { RequestMetricsLive } from "../telemetry/requests.js"
 import { withLayerStatementMetrics } from "../telemetry/statements.js"
 import { HeapTuning } from "../records/export-heap.js"
+import { Draining } from "../health/draining.js"
 import { HandlersLive } from "./handlers.js"
 import { ServicesLive } from "./services.js"
 
@@ -33,14 +34,24 @@ export interface SvcLayerOptions {
    * (`records/export-heap.ts`). Off by default, so a host app's heap is never touched.
    */
   readonly tuneHeap?: boolean
+  /**
+   * Whether the server hosting the instance is draining for shutdown: `/health/ready` answers 503
+   * while it says so (the bundled server sets it as it stops accepting).
+   */
+  readonly draining?: () => boolean
 }
+
+/** What the host tells the services about its process: heap tuning allowed, draining. */
+const hostReferences = (options: SvcLayerOptions) =>
+  Layer.mergeAll(
+    options.tuneHeap === true ? Layer.succeed(HeapTuning, true) : Layer.empty,
+    options.draining === undefined ? Layer.empty : Layer.succeed(Draining, options.draining)
+  )
 
 /**
  * All routes of one svc instance, registered on the `HttpLayerRouter` the host provides, with
  * the instance's own configuration, database and services built inside.
  */
-const HeapTuningLive = Layer.succeed(HeapTuning, true)
-
 export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = {}) => {
   const ConfigLive = Layer.succeed(SvcConfig, config)
   const SqlLive = options.migrate === true
@@ -89,7 +100,7 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
   const layer = Layer.mergeAll(EdgeRoutes, InsightRoutesLive).pipe(
     Layer.provide(CompressionLive),
     Layer.provide(MountedRouter),
-    Layer.provide(options.tuneHeap === true ? ServicesLive.pipe(Layer.provide(HeapTuningLive)) : ServicesLive),
+    Layer.provide(ServicesLive.pipe(Layer.provide(hostReferences(options)))),
     Layer.provide(EventSinksLive),
     Layer.provide(HttpServer.layerContext),
     Layer.provide(ConfigLive),
