@@ -14,7 +14,7 @@ import { eventually, newWebhookSecret, startReceiver } from "./support/webhook-r
  * has no server to restart.
  */
 const servers = dialects.filter((d) => d !== "sqlite")
-const API_KEY = "restart-key-0123456789abcdef"
+const API_KEY = "restart-key-0123456789abcdef-0123456"
 
 describe.runIf(servers.length > 0).each(servers)("the database restarting mid-delivery [%s]", (dialect) => {
   it(

@@ -7,7 +7,7 @@ import { createIdentityToken, createSvcClient, type SvcClient, unwrap } from "..
  * through the same code path users take.
  */
 
-const apiKey = "live-test-key"
+const apiKey = "live-test-key-0123456789abcdef012345"
 const signingKey = "live-identity-signing-key-0123456789"
 const preferences = {
   necessary: true,
