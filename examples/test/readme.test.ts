@@ -135,7 +135,7 @@ describe("README: using the backend from your own server", () => {
 
 describe("README: configuration", () => {
   const env = {
-    SVC_API_KEY: "readme-config-api-key",
+    SVC_API_KEY: "readme-config-api-key-0123456789abcd",
     SVC_SNAPSHOT_KEY: "readme-config-snapshot-signing-key-0123456789",
     SVC_IDENTITY_KEY: "readme-config-identity-signing-key-0123456789"
   }
@@ -321,7 +321,7 @@ describe.each(dialects)("README: the client library (%s)", (dialect) => {
 
   it("sends the newsletter only to a user whose privacy-policy consent is on record", async () => {
     const fresh = await freshDatabase(dialect)
-    const apiKey = "readme-client-api-key"
+    const apiKey = "readme-client-api-key-0123456789abcd"
     const server = await startServer(
       { database: fresh.database, apiKeys: [apiKey], observability: { requests: "none" } },
       { port: 0, host: "127.0.0.1" }

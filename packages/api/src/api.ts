@@ -9,6 +9,7 @@ import {
 import { ConsentsGroup } from "./groups/consents.js"
 import { EventsGroup } from "./groups/events.js"
 import { ExperimentsGroup } from "./groups/experiments.js"
+import { HealthGroup } from "./groups/health.js"
 import { LegalDocumentsGroup } from "./groups/legal-documents.js"
 import { PolicyGroup } from "./groups/policy.js"
 import { RecordsGroup } from "./groups/records.js"
@@ -21,6 +22,7 @@ import { SubjectsGroup } from "./groups/subjects.js"
  */
 export class SvcApi extends HttpApi.make("svc")
   .add(StatusGroup)
+  .add(HealthGroup)
   .add(PolicyGroup)
   .add(SubjectsGroup)
   .add(ConsentsGroup)

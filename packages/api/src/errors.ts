@@ -69,6 +69,10 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
 export class DatabaseError extends Schema.TaggedError<DatabaseError>()("DatabaseError", { message: Schema.String }) {
   static readonly code = "DATABASE_ERROR"
 }
+/** `GET /health/ready`: the instance cannot serve consent now; the message says why. */
+export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", { message: Schema.String }) {
+  static readonly code = "NOT_READY"
+}
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", { message: Schema.String }) {
   static readonly code = "INTERNAL_ERROR"
 }
@@ -167,6 +171,7 @@ export const UnsupportedMediaTypeWire = wire(UnsupportedMediaType)
 /** `429`, always with `Retry-After` (seconds). */
 export const RateLimitedWire = wire(RateLimited)
 export const DatabaseErrorWire = wire(DatabaseError)
+export const NotReadyWire = wire(NotReady)
 export const InternalErrorWire = wire(InternalError)
 
 /** Every error the API can answer with, by class. */
@@ -185,4 +190,5 @@ export type SvcApiError =
   | StalePolicy
   | RateLimited
   | DatabaseError
+  | NotReady
   | InternalError

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest"
 import { dialects } from "./support/dialects.js"
 import { type TestServer, useServer } from "./support/server.js"
 
-const API_KEY = "admin-key-9c4e1f7a2b6d8035e1"
-const OTHER_KEY = "admin-key-second-77aa11bb22cc"
+const API_KEY = "admin-key-9c4e1f7a2b6d8035e1-0123456"
+const OTHER_KEY = "admin-key-second-77aa11bb22cc-012345"
 
 interface KeyOnlyEndpoint {
   readonly name: string

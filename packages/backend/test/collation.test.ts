@@ -3,7 +3,7 @@ import { bearer, call, cookieSave, newSubjectId, save } from "./support/consent-
 import { dialects } from "./support/dialects.js"
 import { useServersOnOneDatabase } from "./support/shared-database.js"
 
-const API_KEY = "collation-key-0123456789abcdef"
+const API_KEY = "collation-key-0123456789abcdef-01234"
 
 // MySQL's default collations ignore case; svc's tables compare identifiers exactly everywhere.
 describe.each(dialects)("identifiers compare exactly, case included [%s]", (dialect) => {

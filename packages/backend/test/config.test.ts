@@ -112,13 +112,22 @@ describe("svcInstance option validation", () => {
     )
   })
 
-  it("requires signing keys of at least 32 bytes", () => {
-    for (const block of ["identityToken", "policySnapshot", "legalDocumentSnapshot"]) {
+  it("requires signing keys of at least 32 bytes, and says how to generate one", () => {
+    const kinds = { identityToken: "identity", policySnapshot: "snapshot", legalDocumentSnapshot: "snapshot" }
+    for (const [block, kind] of Object.entries(kinds)) {
       expect(problemsOf({ database, [block]: { signingKey: "x".repeat(31) } })).toContain(
-        `${block}.signingKey: must be at least 32 bytes`
+        `${block}.signingKey: must be at least 32 bytes; generate one with \`svc keys ${kind}\``
       )
       expect(() => svcInstance({ database, [block]: { signingKey: "x".repeat(32) } })).not.toThrow()
     }
+  })
+
+  it('requires API keys of at least 32 bytes ("abc" is refused), and says how to generate one', () => {
+    expect(problemsOf({ database, apiKeys: ["x".repeat(32), "abc"] })).toEqual([
+      "apiKeys[1]: must be at least 32 bytes; generate one with `svc keys api`"
+    ])
+    // Bytes, not characters: 11 three-byte characters are 33 bytes.
+    expect(() => svcInstance({ database, apiKeys: ["€".repeat(11)] })).not.toThrow()
   })
 
   it("validates trustedOrigins entries and basePath", () => {
@@ -142,7 +151,7 @@ describe("svcInstance option validation", () => {
 
 describe("defineConfig", () => {
   it("returns the options unchanged", () => {
-    const options = { database, apiKeys: ["k".repeat(24)] }
+    const options = { database, apiKeys: ["k".repeat(32)] }
     expect(defineConfig(options)).toBe(options)
   })
 

@@ -3,7 +3,7 @@ import { bearer, call, cookieSave, save } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
-const API_KEY = "dbfail-key-0123456789abcdef"
+const API_KEY = "dbfail-key-0123456789abcdef-01234567"
 
 describe.each(dialects)("database failures under a running server [%s]", (dialect) => {
   const server = useServer(dialect, { apiKeys: [API_KEY] })

@@ -5,7 +5,7 @@ import http from "node:http"
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
-const API_KEY = "test-key-0123456789abcdef"
+const API_KEY = "test-key-0123456789abcdef-0123456789"
 
 describe.each(dialects)("edge behaviour [%s]", (dialect) => {
   const server = useServer(dialect, {

@@ -51,8 +51,8 @@ describe("webhooks and events options", () => {
     })
     expect(problems).toEqual(expect.arrayContaining([
       "webhooks[0].url: must use https: (http: only for localhost, 127.0.0.1 or [::1])",
-      "webhooks[1].secret: must encode at least 32 bytes",
-      "webhooks[2].secret: must be whsec_ followed by base64 (Standard Webhooks form)",
+      "webhooks[1].secret: must encode at least 32 bytes; generate one with `svc keys webhook`",
+      "webhooks[2].secret: must be whsec_ followed by base64 (Standard Webhooks form); generate one with `svc keys webhook`",
       expect.stringMatching(/^webhooks\[3\]\.events\[0\]: unknown event type "consent\.given"/), // the entry itself is named
       expect.stringMatching(/^webhooks\[4\]\.id: "d" is used twice/),
       "webhooks[4].url: must be an absolute URL",

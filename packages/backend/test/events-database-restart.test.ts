@@ -14,7 +14,7 @@ import { eventually, newWebhookSecret, startReceiver } from "./support/webhook-r
  * (the shared database servers themselves are never touched). SQLite is a file in the process: it
  * has no server to restart.
  */
-const API_KEY = "restart-key-0123456789abcdef"
+const API_KEY = "restart-key-0123456789abcdef-0123456"
 
 if (serverDialects.length === 0) skippedWithout("the database restarting mid-delivery", databaseServers)
 

@@ -5,7 +5,7 @@ import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 import { eventually, newWebhookSecret, type ReceivedWebhook, startReceiver } from "./support/webhook-receiver.js"
 
-const API_KEY = "delivery-key-0123456789abcdef"
+const API_KEY = "delivery-key-0123456789abcdef-012345"
 const SECRET = newWebhookSecret()
 
 /** A short schedule so retries happen within a test; the real defaults are seconds to hours. */

@@ -4,7 +4,7 @@ import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 import { eventually, newWebhookSecret, startReceiver } from "./support/webhook-receiver.js"
 
-const API_KEY = "erasure-events-key-0123456789"
+const API_KEY = "erasure-events-key-0123456789-012345"
 const receivers = new Map(await Promise.all(dialects.map(async (d) => [d, await startReceiver()] as const)))
 afterAll(async () => {
   for (const receiver of receivers.values()) await receiver.close()

@@ -7,7 +7,7 @@ import { dialects, type FreshDatabase } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 import { newWebhookSecret } from "./support/webhook-receiver.js"
 
-const API_KEY = "outbox-key-0123456789abcdef"
+const API_KEY = "outbox-key-0123456789abcdef-01234567"
 
 /** A real failure inside the transaction: the database refuses inserts into `table` whose `column` holds `marker`. */
 const refuseInserts = async (db: FreshDatabase, dialect: SqlDialect, table: string, column: string, marker: string) => {

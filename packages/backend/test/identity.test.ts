@@ -11,7 +11,7 @@ import { allPreferences, bearer, call, cookieSave, newSubjectId, save, subjectRo
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
-const API_KEY = "identity-key-0123456789abcdef"
+const API_KEY = "identity-key-0123456789abcdef-012345"
 const IDENTITY = { signingKey: "identity-signing-key-0123456789abcdef", issuer: "svc", audience: "svc-identity" }
 
 describe.each(dialects)("identity links and lookups [%s]", (dialect) => {

@@ -13,7 +13,7 @@ import { dialects, type FreshDatabase, freshDatabase } from "./support/dialects.
 import { manifest } from "./support/policy-manifest.js"
 import { useServer } from "./support/server.js"
 
-const API_KEY = "hygiene-key-0123456789abcdef"
+const API_KEY = "hygiene-key-0123456789abcdef-0123456"
 const NUL = "a\u0000b"
 const key = bearer(API_KEY)
 

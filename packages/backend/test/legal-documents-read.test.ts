@@ -3,7 +3,7 @@ import { bearer, call, publishRelease } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
-const API_KEY = "legal-read-key-0123456789abcdef"
+const API_KEY = "legal-read-key-0123456789abcdef-0123"
 
 describe.each(dialects)("GET /legal-documents/:type[/current] [%s]", (dialect) => {
   const server = useServer(dialect, { apiKeys: [API_KEY] })

@@ -3,7 +3,7 @@ import { bearer, call, newSubjectId, save } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
-const API_KEY = "legal-key-0123456789abcdef"
+const API_KEY = "legal-key-0123456789abcdef-012345678"
 
 describe.each(dialects)("PUT /legal-documents/:type/current [%s]", (dialect) => {
   const server = useServer(dialect, { apiKeys: [API_KEY] })

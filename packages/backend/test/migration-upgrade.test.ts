@@ -12,7 +12,7 @@ import { bearer, call, cookieSave, newSubjectId, save } from "./support/consent-
 import { dialects, type FreshDatabase, freshDatabase } from "./support/dialects.js"
 import type { TestServer } from "./support/server.js"
 
-const API_KEY = "upgrade-key-0123456789abcdef"
+const API_KEY = "upgrade-key-0123456789abcdef-0123456"
 const OLD_SCHEMA = 5
 const quiet = { observability: { requests: "none" as const } }
 

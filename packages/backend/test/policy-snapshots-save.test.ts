@@ -6,7 +6,7 @@ import { dialects } from "./support/dialects.js"
 import { useServersOnOneDatabase } from "./support/shared-database.js"
 import type { TestOptions } from "./support/server.js"
 
-const API_KEY = "snapshots-key-0123456789abcdef"
+const API_KEY = "snapshots-key-0123456789abcdef-01234"
 const SIGNING_KEY = "policy-snapshot-signing-key-0123456789"
 const MINUTE = 60_000
 const DAY = 86_400_000

@@ -12,7 +12,7 @@ import { cookieSave, newSubjectId } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
-const API_KEY = "log-test-key-5f3a9c1e7b2d4068"
+const API_KEY = "log-test-key-5f3a9c1e7b2d4068-012345"
 const SIGNING_KEY = "policy-signing-key-0123456789abcdef0123456789"
 const IDENTITY_KEY = "identity-signing-key-0123456789abcdef012345"
 

@@ -4,7 +4,7 @@ import { bearer, call, consentRows, cookieSave, newSubjectId, save, subjectRow }
 import { dialects } from "./support/dialects.js"
 import { type TestOptions, useServer } from "./support/server.js"
 
-const API_KEY = "retention-key-0123456789abcdef"
+const API_KEY = "retention-key-0123456789abcdef-01234"
 const DAY = 86_400_000
 const options: TestOptions = {
   apiKeys: [API_KEY],

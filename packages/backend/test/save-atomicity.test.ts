@@ -4,7 +4,7 @@ import { bearer, consentRows, cookieSave, save, subjectRow } from "./support/con
 import { dialects, type FreshDatabase } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
-const API_KEY = "atomic-key-0123456789abcdef"
+const API_KEY = "atomic-key-0123456789abcdef-01234567"
 const FAILING_DOMAIN = "fail.example"
 
 /**

@@ -5,7 +5,7 @@ import { dialects } from "./support/dialects.js"
 import type { TestServer } from "./support/server.js"
 import { useServer } from "./support/server.js"
 
-const API_KEY = "erasure-key-0123456789abcdef"
+const API_KEY = "erasure-key-0123456789abcdef-0123456"
 
 /** Every row of every table of the test database, as one JSON text per table. */
 const dumpEveryTable = async (server: TestServer): Promise<Record<string, string>> => {

@@ -5,7 +5,7 @@ import { allPreferences, bearer, call, cookieSave, newSubjectId, save } from "./
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
-const API_KEY = "export-key-0123456789abcdef"
+const API_KEY = "export-key-0123456789abcdef-01234567"
 const DAY = 86_400_000
 
 describe.each(dialects)("GET /subjects/:id/export and /subjects/export [%s]", (dialect) => {

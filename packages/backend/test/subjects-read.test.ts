@@ -3,7 +3,7 @@ import { allPreferences, call, cookieSave, newSubjectId, publishRelease, save } 
 import { useCountingServer } from "./support/counting-server.js"
 import { dialects } from "./support/dialects.js"
 
-const API_KEY = "reads-key-0123456789abcdef"
+const API_KEY = "reads-key-0123456789abcdef-012345678"
 const DAY = 86_400_000
 
 describe.each(dialects)("GET /subjects/:id [%s]", (dialect) => {

@@ -14,7 +14,7 @@ import {
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
-const API_KEY = "subjects-key-0123456789abcdef"
+const API_KEY = "subjects-key-0123456789abcdef-012345"
 const IDENTITY = { signingKey: "identity-signing-key-0123456789abcdef", issuer: "svc", audience: "svc-identity" }
 const LEGAL = { signingKey: "legal-signing-key-0123456789abcdefgh" }
 

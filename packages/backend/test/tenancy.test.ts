@@ -3,7 +3,7 @@ import { bearer, call, consentRows, cookieSave, newSubjectId, save, subjectRow }
 import { dialects } from "./support/dialects.js"
 import { useServersOnOneDatabase } from "./support/shared-database.js"
 
-const API_KEY = "tenancy-key-0123456789abcdef"
+const API_KEY = "tenancy-key-0123456789abcdef-0123456"
 
 describe.each(dialects)("tenancy on one shared database [%s]", (dialect) => {
   const [acme, globex, unscoped] = useServersOnOneDatabase(dialect, [

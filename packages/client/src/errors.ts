@@ -27,6 +27,7 @@ interface CodeByTag {
   readonly StalePolicy: typeof Api.StalePolicy.code
   readonly RateLimited: typeof Api.RateLimited.code
   readonly DatabaseError: typeof Api.DatabaseError.code
+  readonly NotReady: typeof Api.NotReady.code
   readonly InternalError: typeof Api.InternalError.code
 }
 // Fails to compile when the contract gains an error class this map does not know.

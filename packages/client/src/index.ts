@@ -46,6 +46,8 @@ export type {
   ManifestCode,
   ManifestData,
   ManifestInput,
+  ReadyCode,
+  ReadyData,
   StatusCode,
   StatusData
 } from "./methods/service.js"

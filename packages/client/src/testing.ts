@@ -48,6 +48,7 @@ export const createMockSvcClient = (handlers: SvcMockHandlers = {}): SvcClient =
   const { consents, events, experiments, legalDocuments, subjects } = handlers
   return {
     status: method("status", handlers.status),
+    ready: method("ready", handlers.ready),
     init: method("init", handlers.init),
     manifest: method("manifest", handlers.manifest),
     consents: {

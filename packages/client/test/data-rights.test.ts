@@ -8,7 +8,7 @@ import { createMockSvcClient, err, ok } from "../src/testing.js"
  * SQLite), and their mock.
  */
 
-const apiKey = "data-rights-test-key"
+const apiKey = "data-rights-test-key-0123456789abcde"
 
 let server: RunningServer
 let admin: SvcClient

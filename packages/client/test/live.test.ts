@@ -7,7 +7,7 @@ import { createIdentityToken, createSvcClient, type SvcClient, unwrap } from "..
  * through the same code path users take.
  */
 
-const apiKey = "live-test-key"
+const apiKey = "live-test-key-0123456789abcdef012345"
 const signingKey = "live-identity-signing-key-0123456789"
 const preferences = {
   necessary: true,
@@ -61,6 +61,21 @@ describe("live: public methods", () => {
     expect(data.version).toBe("3.0.0-live")
     expect(data.timestamp).toBeInstanceOf(Date)
     expect(data.client).toBeTypeOf("object")
+  })
+
+  it("ready: ready on a migrated database; NOT_READY (503, retryable) on one nobody migrated", async () => {
+    expect(unwrap(await browserSide.ready())).toEqual({ status: "ready" })
+    const unmigrated = await startServer(
+      { database: { dialect: "sqlite", url: ":memory:" }, observability: { requests: "none" } },
+      { port: 0, host: "127.0.0.1", migrate: false }
+    )
+    try {
+      const result = await createSvcClient({ baseUrl: unmigrated.url, retry: false }).ready()
+      expect(!result.ok && result.error).toMatchObject({ code: "NOT_READY", status: 503, retryable: true })
+      expect(!result.ok && result.error.message).toContain("svc migrate")
+    } finally {
+      await unmigrated.close()
+    }
   })
 
   it("manifest: modified, then not-modified for its etag", async () => {

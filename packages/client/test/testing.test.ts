@@ -36,6 +36,14 @@ describe("@svc/client/testing", () => {
     expect(unwrap(await client.status()).version).toBe("1")
   })
 
+  it("ready is mocked like any method: ready, or NOT_READY with the backend's status", async () => {
+    const client = createMockSvcClient({ ready: () => err("NOT_READY", { message: "The server is shutting down" }) })
+    const result = await client.ready()
+    expect(!result.ok && result.error).toMatchObject({ code: "NOT_READY", status: 503, retryable: true })
+    const up = createMockSvcClient({ ready: () => ok({ status: "ready" } as const) })
+    expect(unwrap(await up.ready())).toEqual({ status: "ready" })
+  })
+
   it("a method without a handler rejects with an error naming it", async () => {
     const client = createMockSvcClient({ subjects: {} })
     await expect(client.subjects.list({ externalId: "u" })).rejects.toThrow(/subjects\.list/)

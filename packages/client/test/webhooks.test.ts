@@ -11,7 +11,7 @@ import { createMockSvcClient, ok } from "../src/testing.js"
  * (in-memory SQLite) and mocked.
  */
 
-const apiKey = "webhooks-test-key"
+const apiKey = "webhooks-test-key-0123456789abcdef01"
 const secret = `whsec_${randomBytes(32).toString("base64")}`
 const received: Array<{ body: string; headers: IncomingHttpHeaders }> = []
 let answer = 204

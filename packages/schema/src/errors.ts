@@ -18,6 +18,7 @@ export const ErrorStatus = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   DATABASE_ERROR: 503,
+  NOT_READY: 503,
   SCRIPT_UNAVAILABLE: 503
 } as const
 export type ErrorCode = keyof typeof ErrorStatus

@@ -12,26 +12,42 @@ import { Effect } from "effect"
 import { parseArgs } from "node:util"
 import { findConfigFile, loadConfig, withDatabaseUrl } from "./config-file.js"
 import { demoOptions } from "./demo.js"
+import { init } from "./init.js"
+import { keys, keysUsage } from "./keys.js"
+import { servePlan, withLogFlags } from "./serve-options.js"
 import { startServer } from "./start.js"
 import { describeStartupFailure } from "./startup-failure.js"
+import { UsageError } from "./usage-error.js"
 
 const usage = `Usage:
-  svc serve [--config FILE] [--port N] [--host H]   run the backend (migrations first)
+  svc init [--dialect sqlite|postgres|mysql] [--yes] [--force]
+                                                    write svc.config.ts, .env.example and .env
+  svc serve [--config FILE] [--port N] [--host H] [--demo]
+            [--log-format json|logfmt|pretty] [--log-requests all|warnings|errors|none]
+                                                    run the backend (migrations first)
   svc migrate [--config FILE]                       apply pending database migrations
   svc purge [--config FILE]                         apply the retention rules once (for cron)
   svc spec [--config FILE]                          print the OpenAPI document
   svc token identity --sub ID [--idp NAME] [--ttl SECONDS] [--config FILE]
                                                     mint an identity token (needs identityToken.signingKey)
+  svc keys KIND                                     print a fresh random key of that kind:
+${keysUsage()}
 
-With no config file, serve uses a demo manifest on the SQLite file ./svc.db.
-Environment: PORT (serve), SVC_DATABASE_URL (replaces database.url).`
+With no config file, serve runs the demo (manifest, /demo page) on the SQLite file ./svc.db,
+listening on 127.0.0.1 unless --host is given.
+Environment: PORT (serve), SVC_DATABASE_URL (replaces database.url), SVC_LOG_FORMAT and
+SVC_LOG_REQUESTS (serve, when the flags are not given).`
 
-class UsageError extends Error {}
-
-const loadOptions = async (named: string | undefined): Promise<{ options: SvcOptions; source: string }> => {
+const loadOptions = async (
+  named: string | undefined
+): Promise<{ options: SvcOptions; source: string; isDemo: boolean }> => {
   const path = findConfigFile(process.cwd(), named)
   const options = path === undefined ? demoOptions("./svc.db") : await loadConfig(path)
-  return { options: withDatabaseUrl(options, process.env.SVC_DATABASE_URL), source: path ?? "demo configuration" }
+  return {
+    options: withDatabaseUrl(options, process.env.SVC_DATABASE_URL),
+    source: path ?? "demo configuration",
+    isDemo: path === undefined
+  }
 }
 
 const describeDatabase = (options: SvcOptions) =>
@@ -61,13 +77,13 @@ const describeBound = (bound: string) =>
   bound.startsWith("0.0.0.0:") ? "every IPv4 interface; " : bound.startsWith("[::]:") ? "every interface; " : ""
 
 const serve = async (values: Record<string, string | boolean | undefined>) => {
-  const { options, source } = await loadOptions(values.config as string | undefined)
+  const loaded = await loadOptions(values.config as string | undefined)
+  const { isDemo, source } = loaded
+  const options = withLogFlags(loaded.options, values, process.env)
   const port = portOf(values.port as string | undefined, process.env.PORT)
-  const running = await startServer(options, {
-    port,
-    host: (values.host as string | undefined) ?? "0.0.0.0",
-    demoPage: options.script?.enabled !== false
-  })
+  const plan = servePlan(isDemo, values)
+  const demoPage = plan.demoPage && options.script?.enabled !== false
+  const running = await startServer(options, { port, host: plan.host, demoPage })
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -90,7 +106,7 @@ const serve = async (values: Record<string, string | boolean | undefined>) => {
   console.log(
     `svc listening on http://${running.bound} (${describeBound(running.bound)}${source}; ${
       describeDatabase(options)
-    }; ${rules} policy rules; docs at ${base}/docs, demo at ${running.url}/demo)`
+    }; ${rules} policy rules; docs at ${base}/docs${demoPage ? `, demo at ${running.url}/demo` : ""})`
   )
 }
 
@@ -150,6 +166,12 @@ const main = async () => {
       sub: { type: "string" },
       idp: { type: "string" },
       ttl: { type: "string" },
+      demo: { type: "boolean" },
+      "log-format": { type: "string" },
+      "log-requests": { type: "string" },
+      dialect: { type: "string" },
+      yes: { type: "boolean", short: "y" },
+      force: { type: "boolean" },
       help: { type: "boolean", short: "h" }
     }
   })
@@ -166,6 +188,16 @@ const main = async () => {
       return spec(values)
     case "token":
       return token(sub, values)
+    case "keys":
+      return console.log(keys(sub))
+    case "init": {
+      const lines = await init(process.cwd(), {
+        dialect: values.dialect as string | undefined,
+        yes: values.yes === true,
+        force: values.force === true
+      })
+      return console.log(lines.join("\n"))
+    }
     default:
       throw new UsageError(`unknown command: ${command}`)
   }

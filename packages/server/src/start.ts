@@ -41,7 +41,10 @@ export interface RunningServer {
    * `/init` the fast path declined (logged at debug, counted), went through the Effect pipeline.
    */
   readonly initFastPathAnswers: () => number
-  /** Stops accepting, lets in-flight requests finish, then closes the database. */
+  /**
+   * Stops accepting, lets in-flight requests finish (`/health/ready` answers 503 from now on),
+   * then closes the database.
+   */
   readonly close: () => Promise<void>
 }
 
@@ -120,7 +123,9 @@ const isWildcard = (address: string) => address === "0.0.0.0" || address === "::
 export const startServer = async (options: SvcOptions, start: StartOptions = {}): Promise<RunningServer> => {
   const port = start.port ?? 3000
   const host = start.host ?? "0.0.0.0"
-  const instance = svcInstance(options, { migrate: start.migrate ?? true })
+  // Set as the drain starts: `/health/ready` answers 503 to whatever still reaches the server.
+  let draining = false
+  const instance = svcInstance(options, { draining: () => draining, migrate: start.migrate ?? true })
   const basePath = options.basePath?.replace(/\/+$/, "") ?? ""
   const routes = start.demoPage === true
     ? Layer.merge(instance.serverLayer, demoPageRoute(basePath))
@@ -157,6 +162,7 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
   let closing: Promise<void> | undefined
   const close = () =>
     closing ??= (async () => {
+      draining = true
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), start.drainTimeoutMs ?? 10_000)
         timer.unref()

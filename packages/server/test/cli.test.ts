@@ -85,6 +85,45 @@ describe("svc serve", () => {
     expect(local.output()).toMatch(/svc listening on http:\/\/127\.0\.0\.1:\d+ \(demo configuration;/)
   })
 
+  it("serves /demo only without a config file or with --demo; the demo listens on 127.0.0.1 unless --host", async () => {
+    const withConfig = tempDir()
+    writeFileSync(
+      join(withConfig, "svc.config.json"),
+      JSON.stringify({ database: { dialect: "sqlite", url: ":memory:" } })
+    )
+    const configured = await serve(withConfig)
+    expect((await fetch(`${configured.url}/demo`)).status).toBe(404)
+    expect(configured.output()).not.toContain("/demo")
+    const asked = await serve(withConfig, ["--demo"])
+    expect((await fetch(`${asked.url}/demo`)).status).toBe(200)
+    expect(asked.output()).toContain(`demo at ${asked.url}/demo`)
+    // Without --host: the demo on loopback, a configuration on every interface.
+    const demo = await run(["serve", "--port", "0"], tempDir(), {}, /svc listening on \S+/)
+    expect(demo.stdout).toMatch(/svc listening on http:\/\/127\.0\.0\.1:\d+ \(demo configuration;/)
+    const real = await run(["serve", "--port", "0"], withConfig, {}, /svc listening on \S+/)
+    expect(real.stdout).toMatch(/svc listening on http:\/\/0\.0\.0\.0:\d+ \(every IPv4 interface; /)
+  })
+
+  it("--log-format and --log-requests (or SVC_LOG_FORMAT, SVC_LOG_REQUESTS) set the request log", async () => {
+    const json = await serve(tempDir(), ["--log-format", "json", "--log-requests", "all"])
+    await fetch(`${json.url}/status`)
+    await expect.poll(json.output).toMatch(/\{"message":"request",.*"route":"\/status"/)
+    const fromEnv = await serve(tempDir(), [], { SVC_LOG_FORMAT: "json", SVC_LOG_REQUESTS: "all" })
+    await fetch(`${fromEnv.url}/manifest`)
+    await expect.poll(fromEnv.output).toMatch(/\{"message":"request",.*"route":"\/manifest"/)
+    // The flag wins over the variable; at the default level a 200 is not logged.
+    const flagWins = await serve(tempDir(), ["--log-requests", "warnings"], { SVC_LOG_REQUESTS: "all" })
+    await fetch(`${flagWins.url}/status`)
+    expect((await fetch(`${flagWins.url}/nope`)).status).toBe(404)
+    await expect.poll(flagWins.output).toMatch(/level=WARN .*message=request .*route=\(unknown\)/)
+    expect(flagWins.output()).not.toContain("route=/status")
+    const bad = await run(["serve", "--log-format", "xml"], tempDir())
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain("svc: --log-format xml: one of logfmt, json, pretty")
+    const badEnv = await run(["serve"], tempDir(), { SVC_LOG_REQUESTS: "loud" })
+    expect(badEnv.stderr).toContain("svc: SVC_LOG_REQUESTS=loud: one of all, warnings, errors, none")
+  })
+
   it("exits at once on a second SIGTERM while the first still drains an in-flight request", async () => {
     const { child, output, url } = await serve(tempDir())
     child.removeAllListeners("exit")
@@ -158,7 +197,7 @@ describe("svc migrate, spec and token", () => {
 describe("svc purge", () => {
   it("applies the retention rules once to the configured database and logs one line", async () => {
     const cwd = tempDir()
-    const key = "purge-cli-key-0123456789abcdef"
+    const key = "purge-cli-key-0123456789abcdef-01234"
     writeFileSync(
       join(cwd, "svc.config.json"),
       JSON.stringify({

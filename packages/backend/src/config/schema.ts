@@ -71,32 +71,36 @@ const TrustedOrigin = Schema.String.pipe(
   )
 )
 
+/** How to make a key of this kind: `svc keys <kind>` prints one (random, the right form). */
+const generateHint = (kind: "api" | "snapshot" | "identity" | "webhook") => `generate one with \`svc keys ${kind}\``
+
+/** A key of at least 32 bytes; the message never quotes the value, and says how to get a good one. */
+const minKeyBytes = (kind: "api" | "snapshot" | "identity") => (key: string) =>
+  byteLength(key) >= MIN_KEY_BYTES || `must be at least ${MIN_KEY_BYTES} bytes; ${generateHint(kind)}`
+
 const ApiKey = Schema.String.pipe(
   Schema.filter((key) =>
     (key.trim() !== "" && key.trim() === key) || "must be a non-empty string without surrounding white space"
-  )
+  ),
+  Schema.filter(minKeyBytes("api"))
 )
 
-const SigningKey = Schema.String.pipe(
-  Schema.filter((key) => byteLength(key) >= MIN_KEY_BYTES || `must be at least ${MIN_KEY_BYTES} bytes`)
-)
-
-const SigningFields = {
-  signingKey: SigningKey,
+const signingFields = (kind: "snapshot" | "identity") => ({
+  signingKey: Schema.String.pipe(Schema.filter(minKeyBytes(kind))),
   issuer: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   audience: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
-}
+})
 
 export const PolicySnapshotOptions = Schema.Struct({
-  ...SigningFields,
+  ...signingFields("snapshot"),
   ttlSeconds: Schema.optional(Positive),
   replayWindowSeconds: Schema.optional(Seconds)
 })
 
-export const IdentityTokenOptions = Schema.Struct(SigningFields)
+export const IdentityTokenOptions = Schema.Struct(signingFields("identity"))
 
 export const LegalDocumentSnapshotOptions = Schema.Struct({
-  ...SigningFields,
+  ...signingFields("snapshot"),
   ttlSeconds: Schema.optional(Positive)
 })
 
@@ -249,11 +253,13 @@ const MIN_SECRET_BYTES = 32
 
 /** A Standard Webhooks secret: `whsec_` + base64 of at least 32 bytes. The value is never quoted. */
 const webhookSecretProblem = (secret: string): string | undefined => {
-  const form = "must be whsec_ followed by base64 (Standard Webhooks form)"
+  const form = `must be whsec_ followed by base64 (Standard Webhooks form); ${generateHint("webhook")}`
   if (!secret.startsWith("whsec_")) return form
   const body = secret.slice("whsec_".length)
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body)) return form
-  if (Buffer.from(body, "base64").length < MIN_SECRET_BYTES) return `must encode at least ${MIN_SECRET_BYTES} bytes`
+  if (Buffer.from(body, "base64").length < MIN_SECRET_BYTES) {
+    return `must encode at least ${MIN_SECRET_BYTES} bytes; ${generateHint("webhook")}`
+  }
   return undefined
 }
 
@@ -362,12 +368,16 @@ export const TelemetryOptions = Schema.Struct({
 })
 
 export const RequestLogLevel = Schema.Literal("all", "warnings", "errors", "none")
+export const LogFormat = Schema.Literal("logfmt", "json", "pretty")
+/** What `observability.requests` and `observability.format` accept (and so `svc serve`'s flags). */
+export const REQUEST_LOG_LEVELS = RequestLogLevel.literals
+export const LOG_FORMATS = LogFormat.literals
 
 export const ObservabilityOptions = Schema.Struct({
   /** Which requests emit a wide log event. Default `warnings` (4xx as warning, 5xx as error). */
   requests: Schema.optional(RequestLogLevel),
   /** Log line format. Default `logfmt`. */
-  format: Schema.optional(Schema.Literal("logfmt", "json", "pretty"))
+  format: Schema.optional(LogFormat)
 })
 
 export const SessionOptions = Schema.Struct({

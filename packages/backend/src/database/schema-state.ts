@@ -22,16 +22,24 @@ export const isSchemaMissing = (error: unknown): boolean => {
 }
 
 /**
+ * The migrations this version ships that the database has not applied (`4-vendor-choice`), read
+ * from `svc_migrations`. Fails with the driver's error when that table is missing.
+ */
+export const pendingMigrations = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<Record<string, unknown>>`SELECT migration_id FROM svc_migrations`
+  // The first column whatever its name: a host's shared SqlClient may transform result names.
+  const applied = new Set(rows.map((row) => Number(Object.values(row)[0])))
+  return migrations.filter(([id]) => !applied.has(id)).map(([id, name]) => `${id}-${name}`)
+})
+
+/**
  * The schema next to the migrations this version ships: logged as an error at startup when
  * something is missing, so an instance started without migrations says so before its first request.
  * Never fails the startup (another replica or a deploy job may be migrating right now).
  */
 export const reportSchemaState = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql<Record<string, unknown>>`SELECT migration_id FROM svc_migrations`
-  // The first column whatever its name: a host's shared SqlClient may transform result names.
-  const applied = new Set(rows.map((row) => Number(Object.values(row)[0])))
-  const pending = migrations.filter(([id]) => !applied.has(id)).map(([id, name]) => `${id}-${name}`)
+  const pending = yield* pendingMigrations
   if (pending.length === migrations.length) {
     yield* Effect.logError(`The database schema is not migrated: ${MIGRATE_HINT}`)
   } else if (pending.length > 0) {

@@ -12,7 +12,7 @@ import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, corsHeaders, makeOriginPolicy, 
 import { describeIssues } from "@svc/api"
 import { errorResponse } from "./error-response.js"
 import { refuseBody } from "./request-body.js"
-import { logRequest, shouldLog } from "./request-log.js"
+import { levelFor, logRequest, probePaths, shouldLog } from "./request-log.js"
 import { loggedRoute, pathOf } from "./routes.js"
 import { openWideEvent } from "./wide-event.js"
 
@@ -114,7 +114,8 @@ const EdgeMiddleware = HttpLayerRouter.middleware<{ handles: unknown }>()(
   Effect.gen(function*() {
     const config = yield* SvcConfig
     const origins = makeOriginPolicy(config.trustedOrigins)
-    const level = config.observability.requests
+    const configuredLevel = config.observability.requests
+    const probes = probePaths(config.basePath)
 
     // Written with plain combinators, not a generator: this runs for every request. Every failure is
     // answered here (`handles: unknown`); the error type still names the router's `unhandled` marker,
@@ -133,6 +134,7 @@ const EdgeMiddleware = HttpLayerRouter.middleware<{ handles: unknown }>()(
         const requestId = requestIdOf(headerId)
         const path = pathOf(request.url)
         const isInit = path === "/init"
+        const level = levelFor(configuredLevel, probes.has(path))
         const origin = headers.origin
         const event = openWideEvent(request)
 

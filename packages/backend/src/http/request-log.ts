@@ -29,3 +29,14 @@ export const logRequest = (level: RequestLogLevel, fields: Record<string, unknow
   const log = status >= 500 ? Effect.logError : status >= 400 ? Effect.logWarning : Effect.logInfo
   return log("request").pipe(Effect.annotateLogs(fields))
 }
+
+/** The health probes' paths under the mount prefix. */
+export const probePaths = (basePath: string): ReadonlySet<string> =>
+  new Set([`${basePath}/health/live`, `${basePath}/health/ready`])
+
+/**
+ * The level a request is logged at: probes (every few seconds from each orchestrator) only at
+ * `all`, so the default level keeps the log for real traffic; readiness logs its own changes.
+ */
+export const levelFor = (level: RequestLogLevel, isProbe: boolean): RequestLogLevel =>
+  isProbe && level !== "all" ? "none" : level

@@ -14,13 +14,23 @@ import { InsightRoutesLive } from "../insight/http.js"
 import { TelemetryLive } from "../telemetry/layer.js"
 import { RequestMetricsLive } from "../telemetry/requests.js"
 import { withLayerStatementMetrics } from "../telemetry/statements.js"
+import { Draining } from "../health/draining.js"
 import { HandlersLive } from "./handlers.js"
 import { makeServicesLayer } from "./svc-services.js"
 
 export interface SvcLayerOptions {
   /** Apply pending migrations while the layer is built (before the first request is served). */
   readonly migrate?: boolean
+  /**
+   * Whether the server hosting the instance is draining for shutdown: `/health/ready` answers 503
+   * while it says so (the bundled server sets it as it stops accepting).
+   */
+  readonly draining?: () => boolean
 }
+
+/** What the host tells the services about its process: whether it is draining. */
+const hostReferences = (options: SvcLayerOptions) =>
+  options.draining === undefined ? Layer.empty : Layer.succeed(Draining, options.draining)
 
 /**
  * All routes of one svc instance, registered on the `HttpLayerRouter` the host provides, with
@@ -69,7 +79,7 @@ const routesWith = <A>(
     Layer.provide(HttpServer.layerContext),
     // The services with their background work (event delivery, retention): a host composing this
     // layer runs it too.
-    Layer.provide(makeServicesLayer(config, { migrate: options.migrate }))
+    Layer.provide(makeServicesLayer(config, { migrate: options.migrate }).pipe(Layer.provide(hostReferences(options))))
   )
   // With telemetry, SQL statements of the work the layer forks (deliveries, retention) are timed too.
   return config.telemetry === undefined ? layer : withLayerStatementMetrics(layer)

@@ -4,6 +4,7 @@ import { ConsentReads } from "../consents/reads.js"
 import { Experiments } from "../experiments/summaries.js"
 import { EventDeliveries } from "../events/deliveries.js"
 import { ApiKeys } from "../access/api-keys.js"
+import { Readiness } from "../health/readiness.js"
 import { LegalDocuments } from "../legal/documents.js"
 import { RateLimits } from "../limits/rate-limits.js"
 import { ManifestResponses } from "../policy/manifest-responses.js"
@@ -44,6 +45,7 @@ export const ServicesLive = Layer.mergeAll(
   SubjectErasure.Default,
   EventDeliveries.Default,
   PeriodExports.Default,
+  Readiness.Default,
   // The periodic retention run of every instance (safe with many: see RetentionRepo).
   RetentionJobLive.pipe(Layer.provideMerge(Retention.Default))
 )

@@ -3,15 +3,22 @@ import { afterAll, beforeAll } from "vitest"
 
 /**
  * A TCP proxy on a fixed local port in front of `target` (host:port) that can be stopped and
- * started again: the service behind it looks down, then back, to whoever connects through it.
+ * started again: the service behind it looks down, then back, to whoever connects through it; or
+ * frozen, when it looks hung (connections open, nothing answered).
  */
 export const startTcpProxy = async (target: { readonly host: string; readonly port: number }) => {
   const sockets = new Set<Socket>()
+  const pairs = new Set<readonly [Socket, Socket]>()
+  let frozen = false
   let server: Server | undefined
   let port = 0
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       const s = createServer((client) => {
+        sockets.add(client)
+        client.on("close", () => sockets.delete(client))
+        // Frozen: the connection is accepted and then never answered, like a hung database host.
+        if (frozen) return
         const upstream = connect(target.port, target.host)
         for (const socket of [client, upstream]) {
           sockets.add(socket)
@@ -21,7 +28,10 @@ export const startTcpProxy = async (target: { readonly host: string; readonly po
             upstream.destroy()
           })
         }
-        client.pipe(upstream).pipe(client)
+        client.pipe(upstream)
+        upstream.pipe(client)
+        pairs.add([client, upstream])
+        client.on("close", () => pairs.forEach((pair) => pair[0] === client && pairs.delete(pair)))
       })
       s.once("error", reject)
       s.listen(port, "127.0.0.1", () => {
@@ -39,7 +49,20 @@ export const startTcpProxy = async (target: { readonly host: string; readonly po
       if (s === undefined) resolve()
       else s.close(() => resolve())
     })
-  return { port: () => port, url: () => `nats://127.0.0.1:${port}`, stop, start: listen }
+  /** Connections stay open but no byte passes either way any more, and new ones hang: no refusal, no answer. */
+  const freeze = () => {
+    frozen = true
+    for (const [client, upstream] of pairs) {
+      client.unpipe(upstream)
+      upstream.unpipe(client)
+    }
+  }
+  /** Ends a freeze: the hung connections are dropped, new ones pass again. */
+  const thaw = () => {
+    frozen = false
+    for (const socket of sockets) socket.destroy()
+  }
+  return { port: () => port, url: () => `nats://127.0.0.1:${port}`, stop, start: listen, freeze, thaw }
 }
 
 export type TcpProxy = Awaited<ReturnType<typeof startTcpProxy>>
@@ -64,6 +87,8 @@ export const useTcpProxy = (target: { readonly host: string; readonly port: numb
     port: () => started().port(),
     url: () => started().url(),
     stop: () => started().stop(),
-    start: () => started().start()
+    start: () => started().start(),
+    freeze: () => started().freeze(),
+    thaw: () => started().thaw()
   }
 }

@@ -11,6 +11,8 @@ type Policy = SvcApiClient["policy"]
 
 export type StatusData = SuccessOf<SvcApiClient["status"]["status"]>
 export type StatusCode = CodesOf<SvcApiClient["status"]["status"]>
+export type ReadyData = SuccessOf<SvcApiClient["health"]["ready"]>
+export type ReadyCode = CodesOf<SvcApiClient["health"]["ready"]>
 
 export interface InitInput {
   /** Sent as `Accept-Language` (a visitor's header may be passed on as it is). */
@@ -40,6 +42,11 @@ export type ManifestCode = CodesOf<Policy["manifest"]>
 export interface ServiceMethods {
   /** `GET /status`: version, time, and how the backend sees this caller. */
   readonly status: (options?: SvcCallOptions) => Promise<SvcResult<StatusData, StatusCode>>
+  /**
+   * `GET /health/ready`: `{ status: "ready" }` when the backend's database answers and its schema
+   * is current, else `NOT_READY` (503, retried like any 503; pass `{ retry: false }` for one look).
+   */
+  readonly ready: (options?: SvcCallOptions) => Promise<SvcResult<ReadyData, ReadyCode>>
   /** `GET /init`: the configuration resolved for one visitor. Omitted inputs: the backend sees this server. */
   readonly init: (input?: InitInput, options?: SvcCallOptions) => Promise<SvcResult<InitData, InitCode>>
   /** `GET /manifest`: the geo-independent policy manifest, or `not-modified` for a matching `ifNoneMatch`. */
@@ -54,6 +61,13 @@ export const serviceMethods = (runtime: Runtime): ServiceMethods => ({
       auth: "none",
       call: callOf("status", "status", {}),
       toData: (value) => ({ data: value as StatusData })
+    })),
+
+  ready: (options) =>
+    callMethod<ReadyData, ReadyCode>(runtime, { name: "ready", needsKey: false }, options, () => ({
+      auth: "none",
+      call: callOf("health", "ready", {}),
+      toData: (value) => ({ data: value as ReadyData })
     })),
 
   init: (input = {}, options) =>

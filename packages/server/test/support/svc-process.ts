@@ -24,13 +24,21 @@ export const spawnSvc = (args: ReadonlyArray<string>, cwd: string, env: Record<s
   return child
 }
 
-/** Runs `svc ...args` to its end. */
-export const run = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string | undefined> = {}) =>
+/** Runs `svc ...args` to its end, or until its stdout matches `until` (then the process is killed). */
+export const run = (
+  args: ReadonlyArray<string>,
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+  until?: RegExp
+) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawnSvc(args, cwd, env)
     let stdout = ""
     let stderr = ""
-    child.stdout!.on("data", (d) => (stdout += d))
+    child.stdout!.on("data", (d) => {
+      stdout += d
+      if (until?.test(stdout) === true) child.kill("SIGKILL")
+    })
     child.stderr!.on("data", (d) => (stderr += d))
     child.on("exit", (code) => resolve({ code, stdout, stderr }))
   })
