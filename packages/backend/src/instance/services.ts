@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { ConsentLedger } from "../consents/ledger.js"
 import { ExperimentSummaries } from "../experiments/summaries.js"
+import { GeoIp } from "../geo/geo-ip.js"
 import { EventDeliveries } from "../events/deliveries.js"
 import { ApiKeys } from "../access/api-keys.js"
 import { LegalDocuments } from "../legal/documents.js"
@@ -25,6 +26,7 @@ import { IdentityLinks } from "../subjects/identity-links.js"
 export const ServicesLive = Layer.mergeAll(
   ApiKeys.Default,
   ExperimentSummaries.Default,
+  GeoIp.Default,
   PolicyManifest.Default,
   PolicySnapshots.Default,
   PolicyResolver.Default,

@@ -4,6 +4,7 @@ import { SessionReportInput } from "@svc/schema"
 import { Effect, ParseResult, Schema } from "effect"
 import { precompressed, type StaticBody, staticResponse } from "../http/compression.js"
 import { SvcConfig } from "../config/resolved.js"
+import { GeoIp } from "../geo/geo-ip.js"
 import { storedIp } from "../http/client-ip.js"
 import { currentWideEvent } from "../http/wide-event.js"
 import { PolicyInit } from "./init.js"
@@ -36,6 +37,7 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
     const documents = yield* ManifestResponses
     const init = yield* PolicyInit
     const sessions = yield* SessionReports
+    const geo = yield* GeoIp
 
     return handlers
       .handle("manifest", ({ headers, urlParams }) =>
@@ -46,16 +48,19 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
         ))
       .handle("init", ({ headers, request, urlParams }) =>
         Effect.gen(function*() {
-          const answer = yield* init.answer(readInitRequest(
+          const initRequest = readInitRequest(
             config,
             urlParams,
             headers,
             request.headers,
             request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
-            request.method === "HEAD"
-          ))
+            request.method === "HEAD",
+            geo.lookup
+          )
+          const answer = yield* init.answer(initRequest)
           const event = yield* currentWideEvent
           if (event._tag === "Some") {
+            event.value["location.source"] = initRequest.location.source
             event.value["policy.resolution"] = answer.resolution.status
             if (answer.resolution.status === "matched") {
               event.value["policy.id"] = answer.resolution.pack.id

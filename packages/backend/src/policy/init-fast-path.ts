@@ -2,6 +2,7 @@ import { InitHeaders, InitQuery } from "@svc/api"
 import { Effect, Either, Runtime, Schema } from "effect"
 import type { IncomingHttpHeaders } from "node:http"
 import { SvcConfig } from "../config/resolved.js"
+import { GeoIp } from "../geo/geo-ip.js"
 import { corsHeaders, makeOriginPolicy } from "../http/cors.js"
 import { requestIdOf } from "../http/edge.js"
 import { INIT_HEADERS } from "./http.js"
@@ -38,6 +39,7 @@ const decodeHeaders = Schema.decodeUnknownEither(InitHeaders)
 export const makeInitFastPath = Effect.gen(function*() {
   const config = yield* SvcConfig
   const init = yield* PolicyInit
+  const geo = yield* GeoIp
   // The instance's own runtime (its logger, secret scrubber and tracer setting), not the global one.
   const runPromise = Runtime.runPromise(yield* Effect.runtime<never>())
   const origins = makeOriginPolicy(config.trustedOrigins)
@@ -62,7 +64,15 @@ export const makeInitFastPath = Effect.gen(function*() {
     if (Either.isLeft(decodedHeaders)) return undefined
     const origin = flat.origin
     const cors = corsHeaders(origins, origin, true)
-    const request = readInitRequest(config, decodedQuery.right, decodedHeaders.right, flat, remoteAddress, false)
+    const request = readInitRequest(
+      config,
+      decodedQuery.right,
+      decodedHeaders.right,
+      flat,
+      remoteAddress,
+      false,
+      geo.lookup
+    )
     return runPromise(init.answer(request)).then((answer) => {
       if (metered) {
         recordInitResolution(

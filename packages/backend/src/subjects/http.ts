@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { ApiKeys } from "../access/api-keys.js"
 import { SvcConfig } from "../config/resolved.js"
 import { ConsentLedger } from "../consents/ledger.js"
+import { GeoIp } from "../geo/geo-ip.js"
 import { jsonSuccessOf } from "../http/json-success.js"
 import { requestContextOf } from "../http/request-context.js"
 import { IdentityLinks } from "./identity-links.js"
@@ -23,16 +24,17 @@ export const SubjectsHttpLive = HttpApiBuilder.group(SvcApi, "subjects", (handle
     const keys = yield* ApiKeys
     const ledger = yield* ConsentLedger
     const links = yield* IdentityLinks
+    const geo = yield* GeoIp
     return handlers
       .handle("create", ({ payload }) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-          ledger.save(payload, requestContextOf(config, keys, request))))
+          ledger.save(payload, requestContextOf(config, keys, request, geo.lookup))))
       .handle("get", ({ path, urlParams }) =>
         Effect.map(ledger.view(path.id, urlParams.type), subjectResponses.get))
       .handle("identify", ({ path, payload }) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
           Effect.map(
-            links.link(path.id, payload, requestContextOf(config, keys, request)),
+            links.link(path.id, payload, requestContextOf(config, keys, request, geo.lookup)),
             (subject) => ({ subject })
           )))
       .handle("list", ({ urlParams }) =>
