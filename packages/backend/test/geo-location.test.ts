@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { svcInstance } from "@svc/backend"
 import { demoOptions, type RunningServer, startServer } from "@svc/server"
 import { Effect } from "effect"
 import { rm } from "node:fs/promises"
@@ -119,6 +120,22 @@ describe.each(dialects)("location from the client IP, through svc serve (%s)", (
   })
 })
 
+describe("the OpenAPI document (/spec.json, rendered at /docs)", () => {
+  const server = useServer("sqlite", { manifest: { policyRules } })
+
+  it("credits DB-IP for the built-in data and documents locationSource", async () => {
+    const spec = (await (await server.fetch("/spec.json")).json()) as {
+      info: { description?: string }
+      components: { schemas: Record<string, { enum?: Array<string>; description?: string }> }
+    }
+    expect(spec.info.description).toMatch(/IP Geolocation by DB-IP \(https:\/\/db-ip\.com\).*CC BY 4\.0/)
+    expect(spec.components.schemas.LocationSource).toMatchObject({
+      enum: ["override", "header", "ip-database", "none"]
+    })
+    expect(spec.components.schemas.LocationSource?.description).toContain("DB-IP")
+  })
+})
+
 describe("geo.database: false", () => {
   const server = useServer("sqlite", { manifest: { policyRules }, geo: { database: false } })
 
@@ -129,6 +146,24 @@ describe("geo.database: false", () => {
     expect(body.policyResolution).toMatchObject({ policyId: "everyone-else", locationSource: "none" })
     const status = (await (await server.fetch("/status")).json()) as { geo?: { database: string } }
     expect(status.geo).toEqual({ database: "none", buildDate: null })
+  })
+})
+
+describe("svcInstance().handler (what every adapter mounts)", () => {
+  it("locates the socket address the host passes", async () => {
+    const instance = svcInstance({
+      database: { dialect: "sqlite", url: ":memory:" },
+      manifest: { policyRules },
+      observability: { requests: "none" }
+    })
+    try {
+      const response = await instance.handler(new Request("http://svc.example/init"), { remoteAddress: FRENCH_V4 })
+      const body = (await response.json()) as Init
+      expect(body.location).toEqual({ country: "FR", region: "IDF" })
+      expect(body.policyResolution).toMatchObject({ policyId: "eu", locationSource: "ip-database" })
+    } finally {
+      await instance.dispose()
+    }
   })
 })
 

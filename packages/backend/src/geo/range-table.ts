@@ -25,7 +25,9 @@ export const RangeTableHeader = Schema.Struct({
   /** When the source data was built (its own build date, not the derivation's): ISO 8601. */
   buildDate: Schema.String,
   attribution: Schema.String,
-  codes: Schema.Array(Schema.String)
+  codes: Schema.Array(Schema.String),
+  /** Source subdivision names (`CC|name`) that map to no single ISO 3166-2 code: their ranges carry the country only. */
+  unmapped: Schema.Array(Schema.String)
 })
 export type RangeTableHeader = typeof RangeTableHeader.Type
 
