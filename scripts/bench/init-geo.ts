@@ -73,7 +73,7 @@ const lookupTime = async () => {
   const ips = Array.from({ length: 100_000 }, (_, i) => {
     const n = next()
     return i % 4 === 3
-      ? `2a0${n % 3}:${(n >>> 8).toString(16)}:${(n >>> 16).toString(16)}::1`
+      ? `2a0${n % 3}:${((n >>> 8) & 0xffff).toString(16)}:${(n >>> 16).toString(16)}::1`
       : `${(n >>> 24) || 1}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`
   })
   const lookup = (ip: string) => {

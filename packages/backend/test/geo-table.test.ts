@@ -87,6 +87,14 @@ describe("the built-in location table", () => {
     {
       expect(look(ip), ip).toBeNull()
     }
+    expect(tableKey("2003:00e0:0001:0000:0000:0000:0000:0001")).toEqual(tableKey("2003:e0:1::1"))
+    expect(tableKey("2003:e0:1::1")).toEqual({ family: 6, high: 0x200300e0, low: 0x10000 })
+    expect(tableKey("::ffff:0:0")).toEqual({ family: 4, address: 0 })
+    expect(tableKey("fe80::1%eth0")).toEqual(tableKey("fe80::1"))
+    expect(tableKey("1:2:3:4:5::7:8")).toEqual({ family: 6, high: 0x10002, low: 0x30004 })
+    for (const bad of ["1:2:3:4:5:6:7:8:9", "1::2::3", "12345::", "1:", ":1", "1:::2", "::ffff:1.2.3", "g::1", ""]) {
+      expect(tableKey(bad), bad).toBeNull()
+    }
     expect(tableKey("not-an-ip")).toBeNull()
     expect(tableKey("1.2.3")).toBeNull()
     expect(tableKey("1:2:3")).toBeNull()

@@ -32,37 +32,67 @@ const ipv4Value = (text: string): number | null => {
   return value * 256 + part
 }
 
-/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail counts as two), or null. */
+/**
+ * The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail counts as two), or null. One pass
+ * over the characters: groups before `::` fill from the front, groups after it are shifted to the
+ * back once their number is known.
+ */
 const ipv6Groups = (text: string): Array<number> | null => {
-  const zone = text.indexOf("%")
-  const s = zone < 0 ? text : text.slice(0, zone)
-  const gap = s.indexOf("::")
-  if (gap >= 0 && s.indexOf("::", gap + 1) >= 0) return null
-  const parse = (part: string): Array<number> | null => {
-    if (part === "") return []
-    const out: Array<number> = []
-    const pieces = part.split(":")
-    for (let i = 0; i < pieces.length; i++) {
-      const piece = pieces[i]!
-      if (i === pieces.length - 1 && piece.includes(".")) {
-        const v4 = ipv4Value(piece)
-        if (v4 === null) return null
-        out.push(v4 >>> 16, v4 & 0xffff)
+  const groups = [0, 0, 0, 0, 0, 0, 0, 0]
+  let count = 0
+  let gap = -1
+  let value = 0
+  let digits = 0
+  let start = 0
+  let end = text.indexOf("%")
+  if (end < 0) end = text.length
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 58) {
+      if (i + 1 < end && text.charCodeAt(i + 1) === 58) {
+        if (gap >= 0) return null
+        if (digits > 0) {
+          if (count === 8) return null
+          groups[count++] = value
+        } else if (i !== 0) return null
+        gap = count
+        i++
       } else {
-        if (!/^[0-9a-fA-F]{1,4}$/.test(piece)) return null
-        out.push(parseInt(piece, 16))
+        if (digits === 0 || count === 8) return null
+        groups[count++] = value
       }
+      value = 0
+      digits = 0
+      start = i + 1
+    } else if (c === 46) {
+      const v4 = ipv4Value(text.slice(start, end))
+      if (v4 === null || count > 6) return null
+      groups[count++] = Math.floor(v4 / 65536)
+      groups[count++] = v4 % 65536
+      digits = 0
+      break
+    } else {
+      const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : -1
+      if (d < 0 || digits === 4) return null
+      value = value * 16 + d
+      digits++
     }
-    return out
   }
-  if (gap < 0) {
-    const groups = parse(s)
-    return groups !== null && groups.length === 8 ? groups : null
+  if (digits > 0) {
+    if (count === 8) return null
+    groups[count++] = value
+  } else if (gap !== count && (count === 0 || text.charCodeAt(end - 1) === 58)) {
+    // a trailing single `:` (an empty last group) is not an address; `::` at the end is
+    if (gap < 0) return null
   }
-  const head = parse(s.slice(0, gap))
-  const tail = parse(s.slice(gap + 2))
-  if (head === null || tail === null || head.length + tail.length > 7) return null
-  return [...head, ...Array<number>(8 - head.length - tail.length).fill(0), ...tail]
+  if (gap < 0) return count === 8 ? groups : null
+  if (count === 8) return null
+  const tail = count - gap
+  for (let k = 0; k < tail; k++) {
+    groups[7 - k] = groups[count - 1 - k]!
+    groups[count - 1 - k] = 0
+  }
+  return groups
 }
 
 /** The table key of an address, or `null` when it is not an IP address. */

@@ -46,10 +46,17 @@ export interface FamilyRanges {
   readonly length: number
 }
 
-interface Family {
+interface Family4 {
   readonly high: Uint32Array
   readonly offsets: Uint32Array
-  readonly low: Uint16Array | Uint32Array
+  readonly low16: Uint16Array
+  readonly code: Uint16Array
+}
+
+interface Family6 {
+  readonly high: Uint32Array
+  readonly offsets: Uint32Array
+  readonly low32: Uint32Array
   readonly code: Uint16Array
 }
 
@@ -107,8 +114,8 @@ export class RangeTable {
   private constructor(
     readonly header: RangeTableHeader,
     private readonly locations: ReadonlyArray<TableLocation | null>,
-    private readonly v4: Family,
-    private readonly v6: Family
+    private readonly v4: Family4,
+    private readonly v6: Family6
   ) {}
 
   /** Reads a table from its bytes; the arrays are views on `bytes`, nothing is copied. */
@@ -135,16 +142,16 @@ export class RangeTable {
     }
     const u32 = (b: ArrayBufferLike, o: number, n: number) => new Uint32Array(b, o, n)
     const u16 = (b: ArrayBufferLike, o: number, n: number) => new Uint16Array(b, o, n)
-    const v4: Family = {
+    const v4: Family4 = {
       high: take(u32, h4, 4),
       offsets: take(u32, o4, 4),
-      low: take(u16, l4, 2),
+      low16: take(u16, l4, 2),
       code: take(u16, c4, 2)
     }
-    const v6: Family = {
+    const v6: Family6 = {
       high: take(u32, h6, 4),
       offsets: take(u32, o6, 4),
-      low: take(u32, l6, 4),
+      low32: take(u32, l6, 4),
       code: take(u16, c6, 2)
     }
     const locations = header.codes.map((code) => {
@@ -160,48 +167,61 @@ export class RangeTable {
 
   /** The location of an IPv4 address given as its 32-bit value. */
   ipv4(address: number): TableLocation | null {
-    return this.find(this.v4, address >>> 16, address & 0xffff)
+    const v4 = this.v4
+    const high = address >>> 16
+    const bucket = lastAtOrBefore(v4.high, 0, v4.high.length, high)
+    if (bucket < 0) return null
+    const first = v4.offsets[bucket]!
+    const end = v4.offsets[bucket + 1]!
+    const index = v4.high[bucket]! < high ? end - 1 : lastAtOrBefore16(v4.low16, first, end, address & 0xffff)
+    return this.at(v4.code, index < 0 ? first - 1 : index)
   }
 
   /** The location of an IPv6 address given as its first 64 bits, in two 32-bit words. */
   ipv6(high: number, low: number): TableLocation | null {
-    return this.find(this.v6, high, low)
+    const v6 = this.v6
+    const bucket = lastAtOrBefore(v6.high, 0, v6.high.length, high)
+    if (bucket < 0) return null
+    const first = v6.offsets[bucket]!
+    const end = v6.offsets[bucket + 1]!
+    const index = v6.high[bucket]! < high ? end - 1 : lastAtOrBefore(v6.low32, first, end, low)
+    return this.at(v6.code, index < 0 ? first - 1 : index)
+  }
+
+  private at(codes: Uint16Array, index: number): TableLocation | null {
+    return index < 0 ? null : this.locations[codes[index]!] ?? null
   }
 
   /** Ranges per family, for the README's numbers. */
   get size(): { readonly ipv4: number; readonly ipv6: number } {
     return { ipv4: this.v4.code.length, ipv6: this.v6.code.length }
   }
+}
 
-  /** The last range starting at or before (high, low): binary search on the high words, then in its bucket. */
-  private find(family: Family, high: number, low: number): TableLocation | null {
-    const highs = family.high
-    let lo = 0
-    let hi = highs.length - 1
-    if (hi < 0 || highs[0]! > high) return null
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1
-      if (highs[mid]! <= high) lo = mid
-      else hi = mid - 1
-    }
-    const first = family.offsets[lo]!
-    const end = family.offsets[lo + 1]!
-    let index: number
-    if (highs[lo]! < high) index = end - 1
-    else {
-      const lows = family.low
-      let a = first
-      let b = end - 1
-      if (lows[a]! > low) index = first - 1
-      else {
-        while (a < b) {
-          const mid = (a + b + 1) >>> 1
-          if (lows[mid]! <= low) a = mid
-          else b = mid - 1
-        }
-        index = a
-      }
-    }
-    return index < 0 ? null : this.locations[family.code[index]!] ?? null
+/*
+ * The index of the last entry in [from, to) that is ≤ value, or -1 when the first one is above it.
+ * One function per array type: each call site then sees one kind of array.
+ */
+const lastAtOrBefore = (values: Uint32Array, from: number, to: number, value: number): number => {
+  if (to <= from || values[from]! > value) return -1
+  let a = from
+  let b = to - 1
+  while (a < b) {
+    const mid = (a + b + 1) >>> 1
+    if (values[mid]! <= value) a = mid
+    else b = mid - 1
   }
+  return a
+}
+
+const lastAtOrBefore16 = (values: Uint16Array, from: number, to: number, value: number): number => {
+  if (to <= from || values[from]! > value) return -1
+  let a = from
+  let b = to - 1
+  while (a < b) {
+    const mid = (a + b + 1) >>> 1
+    if (values[mid]! <= value) a = mid
+    else b = mid - 1
+  }
+  return a
 }
