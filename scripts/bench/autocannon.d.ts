@@ -6,6 +6,15 @@ declare module "autocannon" {
     readonly duration?: number
     readonly pipelining?: number
     readonly headers?: Record<string, string>
+    /** Requests sent in turn on each connection. */
+    readonly requests?: ReadonlyArray<RequestSpec>
+  }
+  interface RequestSpec {
+    readonly method?: string
+    readonly path?: string
+    readonly headers?: Record<string, string>
+    readonly body?: string
+    readonly setupRequest?: (request: RequestSpec) => RequestSpec
   }
   interface Histogram {
     readonly average: number

@@ -6,12 +6,14 @@
  * autocannon drives both at 8 and 32 connections (~2.5 s each after a warm-up); the table shows
  * requests/s, p50/p99 latency, /init against the ceiling, and the server's peak RSS (VmHWM).
  * Targets: /init ≥ 25% of the ceiling, p99 < 5 ms at 32 connections, RSS < 200 MB.
+ * Then init-geo.ts: /init located by the client IP against an edge header, and the IP table's cost.
  *
  *   npx tsx --conditions=@svc/source scripts/bench/init.ts        (or `npm run bench -- init`)
  */
 import autocannon from "autocannon"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { run as runLocation } from "./init-geo.js"
 import { cpuSeconds, freePort, peakRssMb, startNode, stop, SVC_BIN } from "./processes.js"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -173,6 +175,7 @@ export const run = async (): Promise<void> => {
     for (const child of children.reverse()) await stop(child)
     await rm(dir, { recursive: true, force: true })
   }
+  await runLocation()
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -35,4 +35,11 @@ export class SvcApi extends HttpApi.make("svc")
   .addError(UnsupportedMediaTypeWire)
   .addError(DatabaseErrorWire)
   .addError(InternalErrorWire)
-  .annotate(OpenApi.Title, "svc consent backend") {}
+  .annotate(OpenApi.Title, "svc consent backend")
+  .annotate(
+    OpenApi.Description,
+    "Self-hosted consent management. `GET /init` resolves the visitor's policy rule from their location: " +
+      "an override, a CDN's country header, or the client IP looked up in an IP location database. " +
+      "The built-in database is IP Geolocation by DB-IP (https://db-ip.com), IP to City Lite, licensed under " +
+      "CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/); an operator may configure their own instead."
+  ) {}

@@ -20,7 +20,7 @@ import { bearer, call, newSubjectId } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
-const API_KEY = "library-key-0123456789abcdef"
+const API_KEY = "library-key-0123456789abcdef-0123456"
 const options = { apiKeys: [API_KEY], ipAddress: { masking: true } }
 
 /** JSON as HTTP answers it: `Date`s become ISO strings. */

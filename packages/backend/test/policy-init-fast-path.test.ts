@@ -33,7 +33,10 @@ const requests: ReadonlyArray<readonly [string, Record<string, string>, "fast pa
   ["/init?contract=2", {}, "fast path"],
   ["/init?country=DE&country=FR", {}, "pipeline"],
   ["/init?journey=a%00b", {}, "pipeline"],
-  ["/init?country=DE", { "sec-purpose": "prefetch", "x-request-id": "req-42" }, "fast path"]
+  ["/init?country=DE", { "sec-purpose": "prefetch", "x-request-id": "req-42" }, "fast path"],
+  // located by the client IP in the IP database (a German IPv4 and IPv6 address in the built-in data)
+  ["/init", { "x-forwarded-for": "80.133.1.1" }, "fast path"],
+  ["/init?region=BY", { "x-forwarded-for": "2003:e0:1::1, 10.0.0.1" }, "fast path"]
 ]
 
 const comparable = async (response: Response) => {

@@ -61,7 +61,8 @@ describe("GET /init", () => {
         matchedBy: "country",
         policyId: "eu",
         fingerprint: body.policy!.fingerprint,
-        model: "opt-in"
+        model: "opt-in",
+        locationSource: "override"
       })
       expect(body.hosting).toBe("self-hosted")
       expect(body.location).toEqual({ country: "DE", region: null })
@@ -118,7 +119,8 @@ describe("GET /init", () => {
         matchedBy: null,
         policyId: null,
         fingerprint: null,
-        model: null
+        model: null,
+        locationSource: query.includes("country") ? "override" : "none"
       })
       expect(body.policy).toBeNull()
       expect(body.policySnapshotToken).toBeUndefined()

@@ -125,8 +125,11 @@ describe.each(dialects)("request logs [%s]", (dialect) => {
       ["GET", "(unknown)", 404],
       ["OPTIONS", "/subjects/:id", 204]
     ])
+    // where the visitor's location came from: the /init override, and none for the save from loopback
+    expect(events[0]).toMatchObject({ "location.source": "override", "policy.resolution": "matched" })
     const save = events[1]!
     expect(save).toMatchObject({
+      "location.source": "none",
       level: "INFO",
       tenant: null,
       requestId: "req-save-1",

@@ -74,13 +74,25 @@ export const ResolutionFailure = Schema.Literal("unsupported-contract", "insuffi
   identifier: "ResolutionFailure"
 })
 
+/** Where the visitor's location came from; the order is the resolution order. */
+export const LocationSource = Schema.Literal("override", "header", "ip-database", "none").annotations({
+  identifier: "LocationSource",
+  description: "Where the location the rule was resolved from came from: `override` (the `country`/`region` " +
+    "query or `x-svc-*` header, visitor-controlled), `header` (a CDN or hosting platform's country header), " +
+    "`ip-database` (the client IP looked up in the IP location database: built in, IP Geolocation by DB-IP " +
+    "(https://db-ip.com, CC BY 4.0), or the operator's own), `none` (no location: fallback or default rule)."
+})
+export type LocationSource = typeof LocationSource.Type
+
 export const PolicyResolution = Schema.Struct({
   status: ResolutionStatus,
   reason: Schema.NullOr(Schema.String),
   matchedBy: Schema.NullOr(MatchedBy),
   policyId: Schema.NullOr(Schema.String),
   fingerprint: Schema.NullOr(Schema.String),
-  model: Schema.NullOr(PolicyModel)
+  model: Schema.NullOr(PolicyModel),
+  /** Absent from backends that predate it. */
+  locationSource: Schema.optional(LocationSource)
 }).annotations({ identifier: "PolicyResolution" })
 export type PolicyResolution = typeof PolicyResolution.Type
 

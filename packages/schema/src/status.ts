@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { EventDeliveryCounts } from "./events.js"
+import { LocationSource } from "./manifest.js"
 import { Timestamp } from "./time.js"
 
 /** `GET /status`. `client` describes the caller as the backend sees it. */
@@ -12,8 +13,18 @@ export const Status = Schema.Struct({
     userAgent: Schema.NullOr(Schema.String),
     acceptLanguage: Schema.NullOr(Schema.String),
     country: Schema.NullOr(Schema.String),
-    region: Schema.NullOr(Schema.String)
+    region: Schema.NullOr(Schema.String),
+    /** Where `country` came from (overrides are `/init`'s alone, so never `override` here). */
+    locationSource: Schema.optional(LocationSource)
   }),
+  /**
+   * The IP location database `/init` looks client IPs up in, and its build date: `built-in` (IP
+   * Geolocation by DB-IP, CC BY 4.0), `file` (the operator's `geo.database`), or `none`.
+   */
+  geo: Schema.optional(Schema.Struct({
+    database: Schema.Literal("built-in", "file", "none"),
+    buildDate: Schema.NullOr(Timestamp)
+  })),
   /** Consent event deliveries waiting and given up, and endpoints a 410 disabled; only when a sink is configured. */
   events: Schema.optional(EventDeliveryCounts)
 }).annotations({ identifier: "Status" })

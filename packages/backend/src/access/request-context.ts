@@ -15,7 +15,10 @@ export interface RequestContext {
   readonly userAgent: string | undefined
   /** Global Privacy Control: `Sec-GPC: 1`. */
   readonly gpc: boolean
-  /** The visitor's country from the edge's location headers, as /init reads them; `null` when none. */
+  /**
+   * The visitor's country as /init locates it without overrides: the edge's location headers, else
+   * the client IP in the IP database; `null` when neither knows it.
+   */
   readonly country: string | null
   /**
    * Fields a service adds to the request's single log line (and so to the metrics read from it);

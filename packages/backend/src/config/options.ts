@@ -15,6 +15,7 @@ export type IdentityTokenOptions = Written<typeof S.IdentityTokenOptions>
 export type LegalDocumentSnapshotOptions = Written<typeof S.LegalDocumentSnapshotOptions>
 export type GvlOptions = Written<typeof S.GvlOptions>
 export type IpAddressOptions = Written<typeof S.IpAddressOptions>
+export type GeoOptions = Written<typeof S.GeoOptions>
 export type OpenApiOptions = Written<typeof S.OpenApiOptions>
 export type ScriptOptions = Written<typeof S.ScriptOptions>
 export type ManifestCacheOptions = Written<typeof S.ManifestCacheOptions>

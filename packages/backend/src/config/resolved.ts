@@ -53,6 +53,11 @@ export interface ResolvedConfig {
     readonly masking: boolean
     readonly headers: ReadonlyArray<string>
   }
+  /** IP location lookup: the built-in table, an operator's MaxMind-format file, or none. */
+  readonly geo:
+    | { readonly _tag: "BuiltIn" }
+    | { readonly _tag: "File"; readonly path: string; readonly checkIntervalSeconds: number }
+    | { readonly _tag: "Off" }
   readonly openapi: {
     readonly enabled: boolean
     readonly specPath: string

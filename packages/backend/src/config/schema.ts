@@ -142,6 +142,17 @@ export const IpAddressOptions = Schema.Struct({
   ipAddressHeaders: Schema.optional(Schema.Array(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9-]+$/))))
 })
 
+/** `geo`: where `/init` looks the client IP up when no override or edge header names the location. */
+export const GeoOptions = Schema.Struct({
+  /**
+   * A MaxMind-format City or Country file (GeoLite2, GeoIP2), reloaded when it changes; `false`
+   * turns IP lookup off. Absent: the built-in DB-IP Lite table.
+   */
+  database: Schema.optional(Schema.Union(Schema.String.pipe(Schema.minLength(1)), Schema.Literal(false))),
+  /** How often the file is checked for a change, in seconds. Default 60. */
+  checkIntervalSeconds: Schema.optional(Schema.Int.pipe(Schema.between(1, 86_400)))
+})
+
 export const OpenApiOptions = Schema.Struct({
   enabled: Schema.optional(Schema.Boolean),
   specPath: Schema.optional(Path),
@@ -403,6 +414,7 @@ export const ConfigOptions = Schema.Struct({
   legalDocumentSnapshot: Schema.optional(LegalDocumentSnapshotOptions),
   gvl: Schema.optional(GvlOptions),
   ipAddress: Schema.optional(IpAddressOptions),
+  geo: Schema.optional(GeoOptions),
   openapi: Schema.optional(OpenApiOptions),
   script: Schema.optional(ScriptOptions),
   rateLimit: Schema.optional(RateLimitOptions),

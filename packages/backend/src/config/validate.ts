@@ -160,6 +160,11 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
       masking: options.ipAddress?.masking ?? true,
       headers: (options.ipAddress?.ipAddressHeaders ?? DEFAULT_IP_HEADERS).map((h) => h.toLowerCase())
     },
+    geo: options.geo?.database === false
+      ? { _tag: "Off" }
+      : options.geo?.database === undefined
+      ? { _tag: "BuiltIn" }
+      : { _tag: "File", path: options.geo.database, checkIntervalSeconds: options.geo.checkIntervalSeconds ?? 60 },
     openapi: {
       enabled: options.openapi?.enabled ?? true,
       specPath: options.openapi?.specPath ?? "/spec.json",

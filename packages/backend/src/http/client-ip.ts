@@ -11,12 +11,25 @@ export const clientIp = (
   remoteAddress: string | undefined
 ): string | null => {
   if (!settings.tracking) return null
-  let ip: string | undefined
-  for (const name of settings.headers) {
-    const value = headers[name]
-    if (value !== undefined && (ip = firstAddress(value)) !== undefined) break
-  }
-  ip ??= remoteAddress === undefined ? undefined : firstAddress(remoteAddress)
+  const ip = visitorAddress(settings.headers, headers, remoteAddress)
   if (ip === undefined) return null
   return settings.masking ? maskIp(ip) : ip
+}
+
+/**
+ * The visitor's address as read, never masked: the first valid one of the configured headers, else
+ * the socket's. What `clientIp` stores (masked) and what the IP location lookup reads (whole, and
+ * whether or not IPs are recorded: location resolution is separate from IP recording).
+ */
+export const visitorAddress = (
+  names: ReadonlyArray<string>,
+  headers: Readonly<Record<string, string | undefined>>,
+  remoteAddress: string | undefined
+): string | undefined => {
+  for (const name of names) {
+    const value = headers[name]
+    const ip = value === undefined ? undefined : firstAddress(value)
+    if (ip !== undefined) return ip
+  }
+  return remoteAddress === undefined ? undefined : firstAddress(remoteAddress)
 }

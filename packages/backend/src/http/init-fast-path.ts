@@ -1,6 +1,7 @@
 import { InitHeaders, InitQuery } from "@svc/api"
 import { Context, Effect, Either, Layer, Runtime, Schema } from "effect"
 import { SvcConfig } from "../config/resolved.js"
+import { GeoIp } from "../geo/geo-ip.js"
 import { INIT_HEADERS, initEventFields } from "../policy/http.js"
 import { PolicyInit } from "../policy/init.js"
 import { readInitRequest } from "../policy/init-request.js"
@@ -70,11 +71,12 @@ const queryOf = (rawQuery: string) => {
 const internalError = errorBody("INTERNAL_ERROR", "Internal server error")
 
 /** The fast path of an instance: built with the instance's services (see `makeServerSvcLayer`). */
-export const InitFastPathLive: Layer.Layer<InitFastPath, never, SvcConfig | PolicyInit> = Layer.effect(
+export const InitFastPathLive: Layer.Layer<InitFastPath, never, SvcConfig | PolicyInit | GeoIp> = Layer.effect(
   InitFastPath,
   Effect.gen(function*() {
     const config = yield* SvcConfig
     const init = yield* PolicyInit
+    const geo = yield* GeoIp
     const path = `${config.basePath}/init`
     let answered = 0
     let declined = 0
@@ -126,7 +128,15 @@ export const InitFastPathLive: Layer.Layer<InitFastPath, never, SvcConfig | Poli
       if (Either.isLeft(contractHeaders)) return decline("headers")
       const origin = flat.origin
       const requestId = requestIdOf(flat["x-request-id"])
-      const request = readInitRequest(config, query.right, contractHeaders.right, flat, remoteAddress, false)
+      const request = readInitRequest(
+        config,
+        query.right,
+        contractHeaders.right,
+        flat,
+        remoteAddress,
+        false,
+        geo.lookup
+      )
       answered++
       return runPromise(
         init.answer(request).pipe(
@@ -142,7 +152,12 @@ export const InitFastPathLive: Layer.Layer<InitFastPath, never, SvcConfig | Poli
             }
             // The event is only built when something reads it (a log line or the metrics).
             return logsAnswers || metered
-              ? finish(started, requestId, ok, initEventFields(result, query.right, contractHeaders.right))
+              ? finish(
+                started,
+                requestId,
+                ok,
+                initEventFields(result, query.right, contractHeaders.right, request.location.source)
+              )
               : Effect.succeed(ok)
           }),
           Effect.catchAllCause((cause) =>

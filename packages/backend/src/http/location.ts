@@ -30,6 +30,31 @@ export const normalizeRegion = (value: string | undefined): string | null => {
 
 export const normalizeCountry = country
 
+/** Where a visitor's location came from (the wide event's `location.source`, `/init`'s `locationSource`). */
+export type LocationSource = "override" | "header" | "ip-database" | "none"
+
+/** A location and where it came from. */
+export interface SourcedLocation extends RequestLocation {
+  readonly source: LocationSource
+}
+
+const NOWHERE: SourcedLocation = { country: null, region: null, source: "none" }
+
+/**
+ * The visitor's location without overrides: the edge's headers, else the client address looked
+ * up in the IP database, else none. `lookup` is `GeoIp`'s; `address` the unmasked client IP.
+ */
+export const visitorLocation = (
+  headers: Readonly<Record<string, string | undefined>>,
+  lookup: (ip: string) => { readonly country: string; readonly region: string | null } | null,
+  address: string | undefined
+): SourcedLocation => {
+  const edge = requestLocation(headers)
+  if (edge.country !== null) return { country: edge.country, region: edge.region, source: "header" }
+  const found = address === undefined ? null : lookup(address)
+  return found === null ? NOWHERE : { country: found.country, region: found.region, source: "ip-database" }
+}
+
 export const requestLocation = (headers: Readonly<Record<string, string | undefined>>): RequestLocation => {
   let c: string | null = null
   for (const name of COUNTRY_HEADERS) if ((c = country(headers[name])) !== null) break

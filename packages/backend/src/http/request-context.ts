@@ -4,21 +4,31 @@ import type { ApiKeys } from "../access/api-keys.js"
 import type { RequestContext } from "../access/request-context.js"
 import type { ResolvedConfig } from "../config/resolved.js"
 import { bearerToken } from "./bearer.js"
-import { clientIp } from "./client-ip.js"
-import { requestLocation } from "./location.js"
+import type { IpLocation } from "../geo/geo-ip.js"
+import { clientIp, visitorAddress } from "./client-ip.js"
+import { visitorLocation } from "./location.js"
 import { wideEventOf } from "./wide-event.js"
 
 /** `Sec-GPC: 1` (the header browsers with GPC on send with every request). */
 export const gpcHeader = (headers: Readonly<Record<string, string | undefined>>): boolean =>
   headers["sec-gpc"]?.trim() === "1"
 
-/** Reads a request's context for a service, once, in its handler: a plain call, no Effect. */
+/**
+ * Reads a request's context for a service, once, in its handler: a plain call, no Effect. `lookup`
+ * is the IP database's (`GeoIp`): the stored country is located as `/init` locates it, without
+ * the visitor's overrides.
+ */
 export const requestContextOf = (
   config: ResolvedConfig,
   keys: ApiKeys,
-  request: HttpServerRequest.HttpServerRequest
+  request: HttpServerRequest.HttpServerRequest,
+  lookup: (ip: string) => IpLocation | null
 ): RequestContext => {
   const headers = request.headers
+  const remoteAddress = Option.getOrUndefined(request.remoteAddress)
+  const location = visitorLocation(headers, lookup, visitorAddress(config.ipAddress.headers, headers, remoteAddress))
+  const logFields = wideEventOf(request)
+  if (logFields !== undefined) logFields["location.source"] = location.source
   const authorization = headers.authorization
   const key = bearerToken(authorization)
   return {
@@ -27,10 +37,10 @@ export const requestContextOf = (
       : authorization === undefined || authorization.trim() === ""
       ? "none"
       : "invalid",
-    ipAddress: clientIp(config.ipAddress, headers, Option.getOrUndefined(request.remoteAddress)),
+    ipAddress: clientIp(config.ipAddress, headers, remoteAddress),
     userAgent: headers["user-agent"],
     gpc: gpcHeader(headers),
-    country: requestLocation(headers).country,
-    logFields: wideEventOf(request)
+    country: location.country,
+    logFields
   }
 }

@@ -8,6 +8,7 @@ import { EdgeLive, notFoundFallback, PreflightRouteLive } from "../http/edge.js"
 import { OpenApiRoutesLive } from "../http/openapi.js"
 import { RateLimitMiddlewareLive } from "../http/rate-limit.js"
 import { type InitFastPath, InitFastPathLive } from "../http/init-fast-path.js"
+import { GeoIp } from "../geo/geo-ip.js"
 import { PolicyInit } from "../policy/init.js"
 import { ScriptRoutesLive } from "../scripts/http.js"
 import { InsightRoutesLive } from "../insight/http.js"
@@ -46,7 +47,7 @@ export const makeSvcLayer = (
 const routesWith = <A>(
   config: ResolvedConfig,
   options: SvcLayerOptions,
-  beside: Layer.Layer<A, never, SvcConfig | PolicyInit>
+  beside: Layer.Layer<A, never, SvcConfig | PolicyInit | GeoIp>
 ): Layer.Layer<A, unknown, HttpLayerRouter.HttpRouter> => {
   const ApiRoutes = HttpLayerRouter.addHttpApi(SvcApi).pipe(
     Layer.provide(HandlersLive),

@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { Consents } from "../consents/consents.js"
 import { ConsentReads } from "../consents/reads.js"
 import { Experiments } from "../experiments/summaries.js"
+import { GeoIp } from "../geo/geo-ip.js"
 import { EventDeliveries } from "../events/deliveries.js"
 import { ApiKeys } from "../access/api-keys.js"
 import { Readiness } from "../health/readiness.js"
@@ -28,6 +29,7 @@ import { Subjects } from "../subjects/subjects.js"
 export const ServicesLive = Layer.mergeAll(
   ApiKeys.Default,
   Experiments.Default,
+  GeoIp.Default,
   PolicyManifest.Default,
   PolicySnapshots.Default,
   PolicyResolver.Default,

@@ -1,10 +1,11 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { describeIssues, type InitHeaders, type InitQuery, InvalidRequest, SvcApi } from "@svc/api"
-import { SessionReportInput } from "@svc/schema"
+import { type LocationSource, SessionReportInput } from "@svc/schema"
 import { Effect, ParseResult, Schema } from "effect"
 import { precompressed, type StaticBody, staticResponse } from "../http/compression.js"
 import { SvcConfig } from "../config/resolved.js"
 import { storedIp } from "../access/ip-address.js"
+import { GeoIp } from "../geo/geo-ip.js"
 import { currentWideEvent } from "../http/wide-event.js"
 import { type InitAnswer, PolicyInit } from "./init.js"
 import { INIT_VARY, initClientVersion, readInitRequest } from "./init-request.js"
@@ -37,9 +38,13 @@ const servedManifest = (document: ManifestDocument): StaticBody => {
 export const initEventFields = (
   answer: InitAnswer,
   query: typeof InitQuery.Type,
-  headers: typeof InitHeaders.Type
+  headers: typeof InitHeaders.Type,
+  locationSource: LocationSource
 ): Record<string, unknown> => {
-  const fields: Record<string, unknown> = { "policy.resolution": answer.resolution.status }
+  const fields: Record<string, unknown> = {
+    "location.source": locationSource,
+    "policy.resolution": answer.resolution.status
+  }
   if (answer.resolution.status === "matched") {
     fields["policy.id"] = answer.resolution.pack.id
     fields["policy.matchedBy"] = answer.resolution.matchedBy
@@ -56,6 +61,7 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
     const documents = yield* ManifestResponses
     const init = yield* PolicyInit
     const sessions = yield* SessionReports
+    const geo = yield* GeoIp
 
     return handlers
       .handle("manifest", ({ headers, urlParams }) =>
@@ -66,17 +72,20 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
         ))
       .handle("init", ({ headers, request, urlParams }) =>
         Effect.gen(function*() {
-          const answer = yield* init.answer(readInitRequest(
+          const initRequest = readInitRequest(
             config,
             urlParams,
             headers,
             request.headers,
             request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
-            request.method === "HEAD"
-          ))
+            request.method === "HEAD",
+            geo.lookup
+          )
+          const answer = yield* init.answer(initRequest)
           const event = yield* currentWideEvent
-          if (event._tag === "Some")
-            Object.assign(event.value, initEventFields(answer, urlParams, headers))
+          if (event._tag === "Some") {
+            Object.assign(event.value, initEventFields(answer, urlParams, headers, initRequest.location.source))
+          }
           return HttpServerResponse.text(answer.body, { contentType: JSON_TYPE, headers: INIT_HEADERS })
         }))
       .handleRaw("reportSession", ({ headers, request }) =>

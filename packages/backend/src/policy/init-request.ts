@@ -1,8 +1,9 @@
 import { InitHeaders, type InitQuery } from "@svc/api"
 import type { ExperimentArm, Journey } from "@svc/schema"
 import type { ResolvedConfig } from "../config/resolved.js"
-import { clientIp } from "../http/client-ip.js"
-import { LOCATION_HEADERS, normalizeCountry, normalizeRegion, requestLocation } from "../http/location.js"
+import type { IpLocation } from "../geo/geo-ip.js"
+import { clientIp, visitorAddress } from "../http/client-ip.js"
+import { LOCATION_HEADERS, normalizeCountry, normalizeRegion, visitorLocation } from "../http/location.js"
 import { gpcHeader } from "../http/request-context.js"
 import { parseVendorHeader } from "./gvl.js"
 import type { InitLocation, InitRequest, LazyVisitor } from "./init.js"
@@ -79,11 +80,18 @@ const regionCountry = (value: string | undefined): string | null => {
 }
 
 /**
- * Where the visitor is: the overrides (`country`/`region` query, then `x-svc-*` headers) when
- * given, else the usual edge headers. An edge region is only used with the edge country, and a
+ * Where the visitor is, and where that came from: the overrides (`country`/`region` query, then
+ * `x-svc-*` headers) when given, else the usual edge headers, else the client address in the IP
+ * database, else none. A region override applies to the edge's or the database's country, and a
  * `US-CA` override naming another country than the country override is ignored.
  */
-export const initLocation = (query: Query, headers: ContractHeaders, raw: Headers): InitLocation => {
+export const initLocation = (
+  query: Query,
+  headers: ContractHeaders,
+  raw: Headers,
+  lookup: (ip: string) => IpLocation | null,
+  address: string | undefined
+): InitLocation => {
   const regionValue = [query.region, headers["x-svc-region"]].find(present)
   const overrideRegion = firstValid(
     normalizeRegion as (v: string) => string | null,
@@ -99,12 +107,14 @@ export const initLocation = (query: Query, headers: ContractHeaders, raw: Header
   if (overrideCountry !== null) {
     return {
       country: overrideCountry,
-      region: regionPrefix === null || regionPrefix === overrideCountry ? overrideRegion : null
+      region: regionPrefix === null || regionPrefix === overrideCountry ? overrideRegion : null,
+      source: "override"
     }
   }
-  if (regionPrefix !== null && overrideRegion !== null) return { country: regionPrefix, region: overrideRegion }
-  const edge = requestLocation(raw)
-  return { country: edge.country, region: edge.country === null ? null : overrideRegion ?? edge.region }
+  if (regionPrefix !== null && overrideRegion !== null)
+    return { country: regionPrefix, region: overrideRegion, source: "override" }
+  const found = visitorLocation(raw, lookup, address)
+  return found.country === null ? found : { ...found, region: overrideRegion ?? found.region }
 }
 
 /** `Sec-Purpose: prefetch` (and `prefetch;prerender`), or the older `Purpose` / `X-Moz` spellings. */
@@ -139,7 +149,8 @@ class RequestVisitor implements LazyVisitor {
 /**
  * Reads one `GET /init` (or `HEAD`) into the service's input: `query` and `headers` as the contract
  * decoded them, `raw` every request header (the edge's location, the user agent, speculation and the
- * configured client IP headers), `remoteAddress` the socket's peer.
+ * configured client IP headers), `remoteAddress` the socket's peer, `lookup` the IP database's
+ * (`GeoIp`), read only when no override or edge header gives the country.
  */
 export const readInitRequest = (
   config: ResolvedConfig,
@@ -147,10 +158,11 @@ export const readInitRequest = (
   headers: ContractHeaders,
   raw: Headers,
   remoteAddress: string | undefined,
-  head: boolean
+  head: boolean,
+  lookup: (ip: string) => IpLocation | null
 ): InitRequest => ({
   contract: [query.contract, headers["x-svc-policy-contract"]].find(present)?.trim(),
-  location: initLocation(query, headers, raw),
+  location: initLocation(query, headers, raw, lookup, visitorAddress(config.ipAddress.headers, raw, remoteAddress)),
   gpc: firstValid(parseGpc, query.gpc, headers["x-svc-gpc"]) === true || gpcHeader(headers),
   acceptLanguage: headers["accept-language"],
   experiment: firstValid(parseExperiment, query.experiment, headers["x-svc-experiment"]),

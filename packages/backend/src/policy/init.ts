@@ -1,6 +1,7 @@
 import type { ExperimentArm, Journey, SessionReport } from "@svc/schema"
 import { Effect, FiberRef, LogLevel, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
+import type { LocationSource } from "../http/location.js"
 import { VendorList } from "./gvl.js"
 import { makeLanguageNegotiator } from "./language.js"
 import { consentModeForInit } from "./consent-mode.js"
@@ -9,10 +10,11 @@ import { type Resolution, PolicyResolver } from "./resolver.js"
 import { logReport, SessionReports, type Visitor } from "./sessions.js"
 import { PolicySnapshots } from "./snapshots.js"
 
-/** Where the visitor is, as `/init` resolves and echoes it. */
+/** Where the visitor is, as `/init` resolves and echoes it, and where that came from. */
 export interface InitLocation {
   readonly country: string | null
   readonly region: string | null
+  readonly source: LocationSource
 }
 
 /**
@@ -22,7 +24,7 @@ export interface InitLocation {
 export interface InitRequest {
   /** The policy contract the caller was built for (`contract`, else `X-SVC-Policy-Contract`). */
   readonly contract: string | undefined
-  /** The overrides, else the edge's location headers. */
+  /** The overrides, else the edge's location headers, else the client IP in the IP database. */
   readonly location: InitLocation
   /** The `gpc` override, else `Sec-GPC: 1`. */
   readonly gpc: boolean
@@ -68,8 +70,8 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
     const options = config.manifest
 
     const heads = new Map<string, string>()
-    const headFor = (resolution: Resolution, language: string): string => {
-      const key = `${resolution.key}|${language}`
+    const headFor = (resolution: Resolution, language: string, locationSource: LocationSource): string => {
+      const key = `${resolution.key}|${language}|${locationSource}`
       let head = heads.get(key)
       if (head === undefined) {
         const pack = resolution.status === "matched" ? resolution.pack : null
@@ -80,7 +82,8 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
             matchedBy: resolution.matchedBy,
             policyId: resolution.pack.id,
             fingerprint: resolution.pack.fingerprint,
-            model: resolution.pack.model
+            model: resolution.pack.model,
+            locationSource
           }
           : {
             status: resolution.status,
@@ -88,7 +91,8 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
             matchedBy: null,
             policyId: null,
             fingerprint: null,
-            model: null
+            model: null,
+            locationSource
           }
         const json = JSON.stringify({
           schemaVersion: 1,
@@ -106,7 +110,7 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
           consentMode: consentModeForInit(options, pack, resolution.status === "matched" ? resolution.matchedBy : null)
         })
         head = json.slice(0, -1)
-        heads.set(key, head) // bounded: outcomes × languages, both fixed by the manifest
+        heads.set(key, head) // bounded: outcomes × languages × 4 sources, all fixed
       }
       return head
     }
@@ -144,11 +148,15 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
       Effect.gen(function*() {
         const { experiment, gpc, journey, location } = request
         const language = negotiate(request.acceptLanguage)
-        const resolution = resolver.resolve({ contract: request.contract, ...location })
+        const resolution = resolver.resolve({
+          contract: request.contract,
+          country: location.country,
+          region: location.region
+        })
 
-        let tail = `,"location":${JSON.stringify(location)},"gpc":${gpc},"experiment":${
-          JSON.stringify(experiment)
-        },"journey":${JSON.stringify(journey)}`
+        let tail = `,"location":${
+          JSON.stringify({ country: location.country, region: location.region })
+        },"gpc":${gpc},"experiment":${JSON.stringify(experiment)},"journey":${JSON.stringify(journey)}`
         if (resolution.status === "matched") {
           if (resolution.pack.model === "iab" && vendorList.enabled) {
             const gvl = vendorList.encodedFor(request.vendorIds)
@@ -190,7 +198,7 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
         }
 
         return {
-          body: `${headFor(resolution, language)}${tail}}`,
+          body: `${headFor(resolution, language, location.source)}${tail}}`,
           resolution,
           language
         }

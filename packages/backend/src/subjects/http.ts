@@ -5,6 +5,7 @@ import { ApiKeys } from "../access/api-keys.js"
 import { SvcConfig } from "../config/resolved.js"
 import { Consents } from "../consents/consents.js"
 import { parseTypeList } from "../consents/choices.js"
+import { GeoIp } from "../geo/geo-ip.js"
 import { jsonSuccessOf } from "../http/json-success.js"
 import { requestContextOf } from "../http/request-context.js"
 import { IdentityLinks } from "./identity-links.js"
@@ -26,16 +27,17 @@ export const SubjectsHttpLive = HttpApiBuilder.group(SvcApi, "subjects", (handle
     const consents = yield* Consents
     const subjects = yield* Subjects
     const links = yield* IdentityLinks
+    const geo = yield* GeoIp
     return handlers
       .handle("create", ({ payload }) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-          consents.save(payload, requestContextOf(config, keys, request))))
+          consents.save(payload, requestContextOf(config, keys, request, geo.lookup))))
       .handle("get", ({ path, urlParams }) =>
         Effect.map(subjects.get(path.id, { types: parseTypeList(urlParams.type) }), subjectResponses.get))
       .handle("identify", ({ path, payload }) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
           Effect.map(
-            links.link(path.id, payload, requestContextOf(config, keys, request)),
+            links.link(path.id, payload, requestContextOf(config, keys, request, geo.lookup)),
             (subject) => ({ subject })
           )))
       .handle("list", ({ urlParams }) =>
