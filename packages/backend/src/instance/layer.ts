@@ -5,6 +5,7 @@ import { type ResolvedConfig, SvcConfig } from "../config/resolved.js"
 import { sqlClientLayer } from "../database/client.js"
 import { migrateDatabase } from "../database/migrate.js"
 import { EventDeliveryLive } from "../events/deliverer.js"
+import { LogSequencingLive } from "../transparency/sequencer.js"
 import { EventSinksLive } from "../events/sinks-live.js"
 import { reportSchemaState } from "../database/schema-state.js"
 import { ApiKeyAuthLive } from "../http/api-key-auth.js"
@@ -72,7 +73,7 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
   const FastPath = onInitFastPath === undefined
     ? Layer.empty
     : Layer.effectDiscard(Effect.map(makeInitFastPath, onInitFastPath))
-  // The event deliverer runs for the layer's lifetime, so a host composing this layer delivers too.
+  // The event deliverer and the log sequencer run for the layer's lifetime, so a host composing this layer runs them too.
   const EdgeRoutes = Layer.mergeAll(
     ApiRoutes,
     OpenApiRoutesLive,
@@ -80,6 +81,7 @@ export const makeSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = 
     PreflightRouteLive,
     FastPath,
     EventDeliveryLive,
+    LogSequencingLive,
     TelemetryLive
   ).pipe(
     Layer.provide(RequestMetricsLive),

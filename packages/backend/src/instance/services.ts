@@ -17,6 +17,7 @@ import { RetentionJobLive, RetentionPurge } from "../retention/purge.js"
 import { SubjectExports } from "../records/subject-exports.js"
 import { SubjectErasure } from "../erasure/subject-erasure.js"
 import { IdentityLinks } from "../subjects/identity-links.js"
+import { LogProofs } from "../transparency/proofs.js"
 
 /**
  * Every domain service of an instance. Each needs at most `SvcConfig` and `SqlClient`, which the
@@ -40,6 +41,7 @@ export const ServicesLive = Layer.mergeAll(
   SubjectErasure.Default,
   EventDeliveries.Default,
   PeriodExports.Default,
+  LogProofs.Default,
   // The periodic retention run of every instance (safe with many: see RetentionRepo).
   RetentionJobLive.pipe(Layer.provide(RetentionPurge.Default))
 )
