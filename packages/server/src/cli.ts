@@ -16,6 +16,8 @@ import { findConfigFile, loadConfig, withDatabaseUrl } from "./config-file.js"
 import { demoOptions } from "./demo.js"
 import { startServer } from "./start.js"
 import { describeStartupFailure } from "./startup-failure.js"
+// transparency log (#27)
+import { logKeysCommand, verifyCommand } from "./verify.js"
 
 const usage = `Usage:
   svc serve [--config FILE] [--port N] [--host H]   run the backend (migrations first)
@@ -24,6 +26,8 @@ const usage = `Usage:
   svc spec [--config FILE]                          print the OpenAPI document
   svc token identity --sub ID [--idp NAME] [--ttl SECONDS] [--config FILE]
                                                     mint an identity token (needs identityToken.signingKey)
+  svc verify [--config FILE] [--key VERIFIER_KEY]   check the transparency log against the stored records
+  svc keys log [--name NAME]                        print a new log signing key and its verifier key
 
 With no config file, serve uses a demo manifest on the SQLite file ./svc.db.
 Environment: PORT (serve), SVC_DATABASE_URL (replaces database.url).`
@@ -157,6 +161,9 @@ const main = async () => {
       sub: { type: "string" },
       idp: { type: "string" },
       ttl: { type: "string" },
+      // transparency log (#27): svc verify --key, svc keys log --name
+      key: { type: "string" },
+      name: { type: "string" },
       help: { type: "boolean", short: "h" }
     }
   })
@@ -173,6 +180,14 @@ const main = async () => {
       return spec(values)
     case "token":
       return token(sub, values)
+    // transparency log (#27)
+    case "verify":
+      return loadOptions(values.config as string | undefined).then(({ options }) =>
+        verifyCommand(options, { ...(values.key === undefined ? {} : { verifierKey: values.key as string }) })
+      ).then((code) => process.exit(code))
+    case "keys":
+      if (sub !== "log") throw new UsageError("svc keys: the kind is `log`")
+      return console.log(logKeysCommand(values.name as string | undefined))
     default:
       throw new UsageError(`unknown command: ${command}`)
   }
