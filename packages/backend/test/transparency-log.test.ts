@@ -1,4 +1,13 @@
-import { generateLogSignerKey, type SvcOptions, verifyTransparencyLog } from "@svc/backend"
+import {
+  Delivered,
+  EventSinks,
+  generateLogSignerKey,
+  type OutgoingEvent,
+  purgeOnce,
+  type SvcOptions,
+  verifyTransparencyLog
+} from "@svc/backend"
+import { Effect, Layer } from "effect"
 import {
   leafHash,
   openNote,
@@ -24,6 +33,14 @@ const checkpointOf = (note: string) => {
   return parseCheckpointText(text!)!
 }
 
+/** Every `log.checkpoint` event delivered, as an auditor's endpoint would keep them. */
+const delivered: Array<OutgoingEvent> = []
+const CheckpointSink = Layer.succeed(EventSinks, [{
+  id: "auditor",
+  accepts: (type) => type === "log.checkpoint",
+  deliver: (event: OutgoingEvent) => Effect.sync(() => (delivered.push(event), new Delivered({})))
+}])
+
 let tlogCheck: ReturnType<typeof buildTlogCheck>
 beforeAll(() => {
   tlogCheck = buildTlogCheck()
@@ -31,7 +48,11 @@ beforeAll(() => {
 
 describe.each(dialects)("the transparency log [%s]", (dialect) => {
   const transparencyLog = { signingKey: signerKey, checkpointIntervalSeconds: 1 }
-  const server = useServer(dialect, { apiKeys: [API_KEY], transparencyLog })
+  const server = useServer(dialect, {
+    apiKeys: [API_KEY],
+    transparencyLog,
+    events: { sinks: CheckpointSink, delivery: { pollIntervalMs: 20 } }
+  })
   const options = (): SvcOptions => ({ database: server.db().database, apiKeys: [API_KEY], transparencyLog })
   const independent: {
     checkpoints: Array<string>
@@ -181,6 +202,22 @@ describe.each(dialects)("the transparency log [%s]", (dialect) => {
     expect(refused.ok).toBe(false)
   })
 
+  it("sends each new checkpoint as a log.checkpoint event", async () => {
+    const note = independent.checkpoints.at(-1)!
+    const { root, size } = checkpointOf(note)
+    await eventually(
+      () => delivered.some((event) => event.body.includes(JSON.stringify(note).slice(1, -1))),
+      10_000,
+      "the checkpoint's event"
+    )
+    const event = delivered.find((e) => e.body.includes(JSON.stringify(note).slice(1, -1)))!
+    expect(event.type).toBe("log.checkpoint")
+    expect(JSON.parse(event.body)).toMatchObject({
+      type: "log.checkpoint",
+      data: { treeSize: size, rootHash: root.toString("base64"), checkpoint: note }
+    })
+  })
+
   it("answers bad requests with the spec's errors", async () => {
     expect((await call(server, "GET", `/log/proof/${firstIds[0]}`)).status).toBe(401)
     const unknown = await call(server, "GET", "/log/proof/cns_nope", undefined, bearer(API_KEY))
@@ -212,6 +249,19 @@ describe.each(dialects)("the transparency log [%s]", (dialect) => {
     const afterErasure = await verifyTransparencyLog(options())
     expect(afterErasure.problems).toEqual([])
     expect(afterErasure.leaves).toBeGreaterThanOrEqual(14)
+    // Retention a year and more later: IPs and user agents cleared, records retired, salts gone.
+    const later = Date.now() + 400 * 86_400_000
+    await purgeOnce({ ...options(), retention: { ipAddressDays: 1, userAgentDays: 1, recordDays: 365 } }, {
+      now: later
+    })
+    const [retired] = await server.db().query(
+      "SELECT subject_id, ip_address, log_salt FROM svc_consents WHERE id = ?",
+      [
+        edited
+      ]
+    )
+    expect(retired).toMatchObject({ subject_id: "retired", ip_address: null, log_salt: null })
+    expect((await verifyTransparencyLog(options())).problems).toEqual([])
     // The erased record's proof still verifies.
     const proof = await proofOf(erased.body.consentId)
     expect(
