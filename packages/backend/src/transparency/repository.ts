@@ -63,14 +63,24 @@ export class LogRepo extends Effect.Service<LogRepo>()("@svc/backend/LogRepo", {
         execute: (tenant) => sql`SELECT tree_size FROM svc_log_state WHERE tenant_id = ${tenant}`
       })(tenantId).pipe(Effect.map((row) => row._tag === "Some" ? row.value.tree_size : 0))
 
-    /** Acts not yet in the log, oldest first. */
+    /**
+     * The order of `svc_consents_log` past `log_index IS NULL`. Postgres takes `IS NULL` as no
+     * equality for ordering, so it is told the whole index order (else a backlog is sorted whole for
+     * every batch); MySQL sorts when told that, and reads the index in order without it.
+     */
+    const pendingOrder = sql.onDialectOrElse({
+      pg: () => sql`ORDER BY c.tenant_id, c.log_index, c.created_at, c.id`,
+      orElse: () => sql`ORDER BY c.created_at, c.id`
+    })
+
+    /** Acts not yet in the log, oldest first (read from `svc_consents_log` in its order). */
     const pending = (tenantId: string, limit: number) =>
       findAll({
         Request: Schema.Void,
         Result: LeafColumns,
         execute: () =>
           sql`SELECT ${leafColumns} FROM svc_consents c WHERE c.tenant_id = ${tenantId} AND c.log_index IS NULL
-              ORDER BY c.created_at, c.id LIMIT ${limit}`
+              ${pendingOrder} LIMIT ${limit}`
       })(undefined)
 
     /** The hashes of the given subtrees, keyed `level:index`. */

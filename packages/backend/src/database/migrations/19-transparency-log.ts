@@ -5,7 +5,9 @@ import { Effect } from "effect"
  * The transparency log (docs/transparency-log.md). On `svc_consents`: `log_commitment`, the salted
  * commitment to the act's personal data written with the act (base64 SHA-256), `log_salt` its salt
  * (base64, cleared when erasure or retention removes the personal data), `log_index` the leaf
- * index the sequencer gave the act (`NULL` until then; the index finds the acts still to sequence).
+ * index the sequencer gave the act (`NULL` until then). The index `svc_consents_log` finds the acts
+ * still to sequence already in the sequencer's order (`log_index IS NULL` is an equality to the
+ * planners, then `created_at, id`), so a batch reads its 1,000 entries, not the whole backlog.
  * `svc_log_leaves` holds each leaf's hash and act, `svc_log_nodes` the hash of every complete
  * subtree of two or more leaves (`level` = log2 of its size), `svc_log_checkpoints` each signed
  * checkpoint, `svc_log_state` the tree size and the lease of the replica sequencing.
@@ -19,7 +21,7 @@ export default Effect.gen(function*() {
   yield* sql`ALTER TABLE svc_consents ADD COLUMN log_commitment VARCHAR(64) NULL`
   yield* sql`ALTER TABLE svc_consents ADD COLUMN log_salt VARCHAR(64) NULL`
   yield* sql`ALTER TABLE svc_consents ADD COLUMN log_index BIGINT NULL`
-  yield* sql`CREATE INDEX svc_consents_log ON svc_consents (tenant_id, log_index)`
+  yield* sql`CREATE INDEX svc_consents_log ON svc_consents (tenant_id, log_index, created_at, id)`
   yield* sql`CREATE TABLE svc_log_leaves (
     tenant_id VARCHAR(255) NOT NULL,
     leaf_index BIGINT NOT NULL,
