@@ -89,8 +89,9 @@ try {
   )
   try {
     for (;;) {
-      const response = await fetch(`http://127.0.0.1:${port}/log/checkpoint`)
-      const size = response.status === 200 ? Number((await response.text()).split("\n")[1]) : 0
+      // A busy SQLite server may drop a connection while a batch holds the event loop: ask again.
+      const response = await fetch(`http://127.0.0.1:${port}/log/checkpoint`).catch(() => undefined)
+      const size = response?.status === 200 ? Number((await response.text()).split("\n")[1]) : 0
       if (size >= ROWS) break
       await new Promise((resolve) => setTimeout(resolve, 500))
     }
