@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- name ...]`: runs each benchmark in its own process, one after another, so
- * they never compete for the machine's two cores. Names: init, subjects, summary, client, export, events, telemetry, insight.
+ * they never compete for the machine's two cores. Names: init, subjects, summary, client, export, events, telemetry, insight, verify.
  * Numbers are printed, never asserted: speed targets live here, not in the test suite.
  */
 import { spawnSync } from "node:child_process"
@@ -17,7 +17,8 @@ const benches: Record<string, string> = {
   export: "bench/export.ts",
   events: "bench/events.ts",
   telemetry: "bench/telemetry.ts",
-  insight: "bench/insight.ts"
+  insight: "bench/insight.ts",
+  verify: "bench/verify.ts"
 }
 
 const requested = process.argv.slice(2)

@@ -12,6 +12,7 @@
  *   npx tsx --conditions=@svc/source scripts/bench/subjects.ts        (or `npm run bench -- subjects`)
  *   SVC_BENCH_DIALECTS=sqlite ...                                      (one dialect)
  */
+import { generateSignerKey } from "@svc/schema/transparency"
 import autocannon from "autocannon"
 import { type ChildProcess, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -39,6 +40,11 @@ const DURATION_S = Number(process.env.SVC_BENCH_SECONDS ?? 5)
 const CONNECTIONS = 32
 const PG_URL = process.env.SVC_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const requireFromBackend = createRequire(join(ROOT, "packages/backend/package.json"))
+/**
+ * `SVC_BENCH_TLOG=<seconds>` runs svc with the transparency log on, checkpointing every that many
+ * seconds, so the sequencer works beside the saves (a build before #27 does not know the option).
+ */
+const TLOG_INTERVAL = process.env.SVC_BENCH_TLOG === undefined ? undefined : Number(process.env.SVC_BENCH_TLOG)
 
 type Dialect = "sqlite" | "postgres"
 
@@ -258,6 +264,12 @@ const benchDialect = async (dialect: Dialect): Promise<ReadonlyArray<Row>> => {
       JSON.stringify({
         database: dbs.svc.database,
         observability: { requests: "none" },
+        ...(TLOG_INTERVAL === undefined ? {} : {
+          transparencyLog: {
+            signingKey: generateSignerKey("bench.localhost/log").signerKey,
+            checkpointIntervalSeconds: TLOG_INTERVAL
+          }
+        }),
         manifest: {
           policyRules: [{
             id: "rest",

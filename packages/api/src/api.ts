@@ -15,6 +15,7 @@ import { PolicyGroup } from "./groups/policy.js"
 import { RecordsGroup } from "./groups/records.js"
 import { StatusGroup } from "./groups/status.js"
 import { SubjectsGroup } from "./groups/subjects.js"
+import { TransparencyLogGroup } from "./groups/transparency-log.js"
 
 /**
  * The whole svc HTTP contract. Server routes, `/spec.json` and the typed client all derive from it.
@@ -30,6 +31,7 @@ export class SvcApi extends HttpApi.make("svc")
   .add(LegalDocumentsGroup)
   .add(RecordsGroup)
   .add(EventsGroup)
+  .add(TransparencyLogGroup)
   .addError(InvalidRequestWire)
   .addError(PayloadTooLargeWire)
   .addError(UnsupportedMediaTypeWire)

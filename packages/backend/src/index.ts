@@ -30,6 +30,8 @@ export {
   StalePolicy,
   SubjectConflict
 } from "@svc/api"
+export { type LogProblem, type LogVerification, verifyTransparencyLog } from "./transparency/verify.js"
+export { generateLogSignerKey } from "./transparency/keys.js"
 export { type SvcInstance, svcInstance, type SvcRequestContext } from "./instance/svc-instance.js"
 export { openApiDocument } from "./http/openapi.js"
 export { type IdentityClaims, signIdentityToken, verifyIdentityToken } from "./identity/tokens.js"

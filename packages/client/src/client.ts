@@ -4,6 +4,7 @@ import { eventMethods, type EventMethods } from "./methods/events.js"
 import { experimentMethods, type ExperimentMethods } from "./methods/experiments.js"
 import { legalDocumentMethods, type LegalDocumentMethods } from "./methods/legal-documents.js"
 import { serviceMethods, type ServiceMethods } from "./methods/service.js"
+import { logMethods, type LogMethods, type PublicLogMethods } from "./methods/transparency-log.js"
 import { subjectMethods, type PublicSubjectMethods, type SubjectMethods } from "./methods/subjects.js"
 import { resolveOptions, type SvcClientOptions } from "./options.js"
 import type { Runtime } from "./runner.js"
@@ -15,11 +16,13 @@ export interface SvcClient extends ServiceMethods {
   readonly legalDocuments: LegalDocumentMethods
   readonly experiments: ExperimentMethods
   readonly events: EventMethods
+  readonly log: LogMethods
 }
 
 /** A client created without an `apiKey`: no key-only methods. */
 export interface SvcPublicClient extends ServiceMethods {
   readonly subjects: PublicSubjectMethods
+  readonly log: PublicLogMethods
 }
 
 /** `SvcClient` when `apiKey` may be set (a `string`, or `string | undefined`); `SvcPublicClient` when it is absent. */
@@ -41,7 +44,8 @@ export const createSvcClient = <const O extends SvcClientOptions>(options: O): S
     subjects: subjectMethods(runtime),
     legalDocuments: legalDocumentMethods(runtime),
     experiments: experimentMethods(runtime),
-    events: eventMethods(runtime)
+    events: eventMethods(runtime),
+    log: logMethods(runtime)
   }
   return client as SvcClientFor<O>
 }

@@ -53,6 +53,24 @@ export type {
 } from "./methods/service.js"
 export type { SaveConsentInput, TimeValue } from "./methods/subjects-create.js"
 export type {
+  CheckpointCode,
+  ConsentProofCode,
+  ConsentProofData,
+  ConsistencyInput,
+  ConsistencyProofCode,
+  ConsistencyProofData,
+  LogMethods,
+  PublicLogMethods,
+  VerifierKeyCode
+} from "./methods/transparency-log.js"
+export {
+  type ConsentProofInput,
+  type LogCheck,
+  type VerifiedCheckpoint,
+  verifyCheckpointConsistency,
+  verifyConsentProof
+} from "./verify-log.js"
+export type {
   CreateConsentCode,
   CreateConsentData,
   ErasureCode,

@@ -45,7 +45,7 @@ export const createMockSvcClient = (handlers: SvcMockHandlers = {}): SvcClient =
       yield* handler(...args)
     }
   })
-  const { consents, events, experiments, legalDocuments, subjects } = handlers
+  const { consents, events, experiments, legalDocuments, log, subjects } = handlers
   return {
     status: method("status", handlers.status),
     ready: method("ready", handlers.ready),
@@ -72,6 +72,12 @@ export const createMockSvcClient = (handlers: SvcMockHandlers = {}): SvcClient =
     events: {
       listDeliveries: method("events.listDeliveries", events?.listDeliveries),
       retryDelivery: method("events.retryDelivery", events?.retryDelivery)
+    },
+    log: {
+      checkpoint: method("log.checkpoint", log?.checkpoint),
+      key: method("log.key", log?.key),
+      consistency: method("log.consistency", log?.consistency),
+      proof: method("log.proof", log?.proof)
     }
   }
 }

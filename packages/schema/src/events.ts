@@ -15,7 +15,8 @@ export const SvcEventType = Schema.Literal(
   "consent.withdrawn",
   "subject.linked",
   "subject.erased",
-  "legal_document.published"
+  "legal_document.published",
+  "log.checkpoint"
 ).annotations({ identifier: "SvcEventType" })
 export type SvcEventType = typeof SvcEventType.Type
 
@@ -81,13 +82,29 @@ export const LegalDocumentPublishedEvent = envelope("legal_document.published", 
   identifier: "LegalDocumentPublishedEvent"
 })
 
+/**
+ * `log.checkpoint`: the transparency log signed a new checkpoint. A receiver that keeps these
+ * copies can later prove any rewrite of the log (docs/transparency-log.md).
+ */
+export const LogCheckpointEvent = envelope(
+  "log.checkpoint",
+  Schema.Struct({
+    treeSize: Schema.Number,
+    /** Base64 of the root hash (RFC 9162). */
+    rootHash: Schema.String,
+    /** The signed note: C2SP tlog-checkpoint text and its Ed25519 signature line. */
+    checkpoint: Schema.String
+  })
+).annotations({ identifier: "LogCheckpointEvent" })
+
 /** Any consent event, as sent in a webhook body or a stream message. */
 export const SvcEvent = Schema.Union(
   ConsentRecordedEvent,
   ConsentWithdrawnEvent,
   SubjectLinkedEvent,
   SubjectErasedEvent,
-  LegalDocumentPublishedEvent
+  LegalDocumentPublishedEvent,
+  LogCheckpointEvent
 ).annotations({ identifier: "SvcEvent" })
 export type SvcEvent = typeof SvcEvent.Type
 export type SvcEventEncoded = typeof SvcEvent.Encoded

@@ -18,6 +18,7 @@ import { servePlan, withLogFlags } from "./serve-options.js"
 import { startServer } from "./start.js"
 import { describeStartupFailure } from "./startup-failure.js"
 import { UsageError } from "./usage-error.js"
+import { verifyCommand } from "./verify.js"
 
 const usage = `Usage:
   svc init [--dialect sqlite|postgres|mysql] [--yes] [--force]
@@ -32,6 +33,7 @@ const usage = `Usage:
                                                     mint an identity token (needs identityToken.signingKey)
   svc keys KIND                                     print a fresh random key of that kind:
 ${keysUsage()}
+  svc verify [--config FILE] [--key VERIFIER_KEY]   check the transparency log against the stored records
 
 With no config file, serve runs the demo (manifest, /demo page) on the SQLite file ./svc.db,
 listening on 127.0.0.1 unless --host is given.
@@ -172,6 +174,8 @@ const main = async () => {
       dialect: { type: "string" },
       yes: { type: "boolean", short: "y" },
       force: { type: "boolean" },
+      key: { type: "string" },
+      name: { type: "string" },
       help: { type: "boolean", short: "h" }
     }
   })
@@ -189,7 +193,7 @@ const main = async () => {
     case "token":
       return token(sub, values)
     case "keys":
-      return console.log(keys(sub))
+      return console.log(keys(sub, { name: values.name as string | undefined }))
     case "init": {
       const lines = await init(process.cwd(), {
         dialect: values.dialect as string | undefined,
@@ -198,6 +202,10 @@ const main = async () => {
       })
       return console.log(lines.join("\n"))
     }
+    case "verify":
+      return loadOptions(values.config as string | undefined).then(({ options }) =>
+        verifyCommand(options, { ...(values.key === undefined ? {} : { verifierKey: values.key as string }) })
+      ).then((code) => process.exit(code))
     default:
       throw new UsageError(`unknown command: ${command}`)
   }

@@ -1,4 +1,4 @@
-import type { SvcOptions } from "@svc/backend"
+import { generateLogSignerKey, type SvcOptions } from "@svc/backend"
 import { randomBytes } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -60,6 +60,27 @@ export const demoSigningKey = (databaseUrl: string): string => {
   return key
 }
 
+/**
+ * The demo's transparency log signing key (a note signer key): read from `<database file>.log-key`,
+ * or generated there on first run (owner-only, mode 0600), like the snapshot key. An in-memory
+ * database gets a key for this process only. Its verifier key is public: `GET /log/key`.
+ */
+export const demoLogSigningKey = (databaseUrl: string): string => {
+  const fresh = () => generateLogSignerKey("svc.localhost/demo-log").signerKey
+  if (databaseUrl === ":memory:") return fresh()
+  const path = `${databaseUrl}.log-key`
+  try {
+    writeFileSync(path, `${fresh()}\n`, { mode: 0o600, flag: "wx" })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+      throw new Error(`cannot write the demo log signing key ${path}: ${(error as Error).message}`, { cause: error })
+  }
+  const key = readFileSync(path, "utf8").trim()
+  if (!key.startsWith("PRIVATE+KEY+"))
+    throw new Error(`${path} holds no log signing key; delete it to generate a new one`)
+  return key
+}
+
 /** A small Global Vendor List (three example vendors) shipped with the package for the IAB rule. */
 export const demoGvlFile = (): string => createRequire(import.meta.url).resolve("@svc/server/demo/gvl.json")
 
@@ -72,6 +93,7 @@ export const demoOptions = (databaseUrl: string): SvcOptions => ({
   database: { dialect: "sqlite", url: databaseUrl },
   trustedOrigins: ["localhost", "127.0.0.1", "[::1]"],
   policySnapshot: { signingKey: demoSigningKey(databaseUrl) },
+  transparencyLog: { signingKey: demoLogSigningKey(databaseUrl) },
   gvl: { file: demoGvlFile() },
   manifest: {
     appName: "svc demo",

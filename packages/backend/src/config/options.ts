@@ -13,6 +13,7 @@ export type DatabaseOptions = Written<typeof S.DatabaseOptions>
 export type PolicySnapshotOptions = Written<typeof S.PolicySnapshotOptions>
 export type IdentityTokenOptions = Written<typeof S.IdentityTokenOptions>
 export type LegalDocumentSnapshotOptions = Written<typeof S.LegalDocumentSnapshotOptions>
+export type TransparencyLogOptions = Written<typeof S.TransparencyLogOptions>
 export type GvlOptions = Written<typeof S.GvlOptions>
 export type IpAddressOptions = Written<typeof S.IpAddressOptions>
 export type GeoOptions = Written<typeof S.GeoOptions>

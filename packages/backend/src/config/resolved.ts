@@ -42,6 +42,8 @@ export interface ResolvedConfig {
     readonly audience: string
     readonly ttlSeconds: number
   } | undefined
+  /** The transparency log; `undefined` when no signing key is configured (no log is kept). */
+  readonly transparencyLog: { readonly signingKey: string; readonly checkpointIntervalSeconds: number } | undefined
   readonly gvl: {
     readonly source: { readonly _tag: "File"; readonly path: string } | { readonly _tag: "Url"; readonly url: string }
     readonly vendorIds: ReadonlyArray<number> | undefined

@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Hosting, ManifestOptions, type SessionReport, SvcEventType } from "@svc/schema"
+import { parseSignerKey } from "@svc/schema/transparency"
 import { Layer, Schema } from "effect"
 import type { EventSinks } from "../events/sinks.js"
 import { DIALECTS } from "./database-options.js"
@@ -102,6 +103,19 @@ export const IdentityTokenOptions = Schema.Struct(signingFields("identity"))
 export const LegalDocumentSnapshotOptions = Schema.Struct({
   ...signingFields("snapshot"),
   ttlSeconds: Schema.optional(Positive)
+})
+
+/** A C2SP note signer key (`svc keys log` prints one): checked by parsing it, never quoted in a problem. */
+const NoteSignerKey = Schema.String.pipe(
+  Schema.filter((key) =>
+    parseSignerKey(key) !== undefined || "must be an Ed25519 note signer key (PRIVATE+KEY+<name>+<hash>+<base64>)"
+  )
+)
+
+export const TransparencyLogOptions = Schema.Struct({
+  signingKey: NoteSignerKey,
+  /** Whole seconds between checkpoints (default 60). */
+  checkpointIntervalSeconds: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)))
 })
 
 const NotHere = (message: string) => Schema.optional(Schema.Never.annotations({ message: () => message }))
@@ -412,6 +426,8 @@ export const ConfigOptions = Schema.Struct({
   policySnapshot: Schema.optional(PolicySnapshotOptions),
   identityToken: Schema.optional(IdentityTokenOptions),
   legalDocumentSnapshot: Schema.optional(LegalDocumentSnapshotOptions),
+  /** The tamper-evident consent log: its note signer key and checkpoint interval. */
+  transparencyLog: Schema.optional(TransparencyLogOptions),
   gvl: Schema.optional(GvlOptions),
   ipAddress: Schema.optional(IpAddressOptions),
   geo: Schema.optional(GeoOptions),

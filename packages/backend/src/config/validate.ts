@@ -27,7 +27,7 @@ const formatPath = (prefix: string, path: ReadonlyArray<PropertyKey>) =>
 
 /** Paths whose values are secrets (or hold them): their problems never quote the value. */
 const secretPath =
-  /^(apiKeys|database|policySnapshot|identityToken|legalDocumentSnapshot|telemetry\.otlp\.headers|rateLimit\.store)\b|signingKey|password|secret|token/i
+  /^(apiKeys|database|policySnapshot|identityToken|legalDocumentSnapshot|transparencyLog|telemetry\.otlp\.headers|rateLimit\.store)\b|signingKey|password|secret|token/i
 
 /** The schema's message without the offending value: `Expected string, actual "…"` → `expected string`. */
 const withoutValue = (message: string): string =>
@@ -153,6 +153,10 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
       issuer: lds.issuer ?? "svc",
       audience: lds.audience ?? (tenantId === undefined ? "svc-legal" : `svc-legal:${tenantId}`),
       ttlSeconds: lds.ttlSeconds ?? 86_400
+    },
+    transparencyLog: options.transparencyLog && {
+      signingKey: options.transparencyLog.signingKey,
+      checkpointIntervalSeconds: options.transparencyLog.checkpointIntervalSeconds ?? 60
     },
     gvl,
     ipAddress: {

@@ -31,6 +31,7 @@ import { subjectChoiceOf, subjectVendorChoiceOf } from "./choices.js"
 import { readConsentRow, type StoredConsent } from "./records.js"
 import { type ConsentColumns, type ConsentRow, consentRowOf, ConsentsRepo } from "./repository.js"
 import { judgeSnapshot, type SnapshotVerdict } from "./snapshot-rules.js"
+import { commitPersonalData } from "../transparency/leaf.js"
 
 /**
  * Who made the act, as far as the calling code knows: what `POST /subjects` reads from the
@@ -261,6 +262,17 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
         const storeIp = pack?.proof?.storeIp ?? true
         const storeUserAgent = pack?.proof?.storeUserAgent ?? true
         const userAgent = context.userAgent
+        const ipAddress = storeIp ? context.ipAddress : null
+        const storedUserAgent = storeUserAgent && userAgent !== undefined && userAgent !== ""
+          ? userAgent.slice(0, USER_AGENT_MAX)
+          : null
+        // The transparency log's leaf holds the personal data only through this commitment.
+        const personal = commitPersonalData({
+          subjectId: body.subjectId,
+          externalId: link?.externalId ?? null,
+          ipAddress,
+          userAgent: storedUserAgent
+        })
         const row: ConsentColumns = {
           id: newConsentId(),
           tenant_id: tenantId,
@@ -278,10 +290,8 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
           policy_fingerprint: pack?.fingerprint ?? null,
           runtime_policy_source: verdict.right?.source ?? null,
           legal_release_id: release?.id ?? null,
-          ip_address: storeIp ? context.ipAddress : null,
-          user_agent: storeUserAgent && userAgent !== undefined && userAgent !== ""
-            ? userAgent.slice(0, USER_AGENT_MAX)
-            : null,
+          ip_address: ipAddress,
+          user_agent: storedUserAgent,
           journey_id: body.journey?.id ?? null,
           experiment_id: body.experiment?.id ?? null,
           experiment_arm: body.experiment?.arm ?? null,
@@ -292,7 +302,9 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
           gpp_string: signalStrings.gppString,
           gpp_section_ids: signalStrings.gppSectionIds,
           tc_string: signalStrings.tcString,
-          country: context.country
+          country: context.country,
+          log_commitment: personal.commitment,
+          log_salt: personal.salt
         }
         // One transaction: the subject (with its link) and the act land together or not at all.
         // Both inserts skip an existing row rather than raise, so nothing aborts the transaction.

@@ -39,7 +39,10 @@ export const ConsentColumns = Schema.Struct({
   gpp_section_ids: Text,
   tc_string: Text,
   /** ISO 3166-1 alpha-2, from the request's location headers; not personal, kept on erasure. */
-  country: Text
+  country: Text,
+  /** The transparency log's salted commitment to the personal data, and its salt (base64). */
+  log_commitment: Text,
+  log_salt: Text
 })
 export type ConsentColumns = typeof ConsentColumns.Type
 
@@ -117,13 +120,13 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
       const insert = sql`INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
           created_at, preferences, receipts, vendor_choice, policy_id, policy_fingerprint, runtime_policy_source,
           legal_release_id, ip_address, user_agent, journey_id, experiment_id, experiment_arm, action, surface,
-          time_to_decision_ms, gpc, gpp_string, gpp_section_ids, tc_string, country)
+          time_to_decision_ms, gpc, gpp_string, gpp_section_ids, tc_string, country, log_commitment, log_salt)
         VALUES (${row.id}, ${row.tenant_id}, ${row.subject_id}, ${row.act_key}, ${row.act_digest}, ${row.type},
           ${row.domain}, ${row.given_at}, ${row.created_at}, ${row.preferences}, ${row.receipts}, ${row.vendor_choice},
           ${row.policy_id}, ${row.policy_fingerprint}, ${row.runtime_policy_source}, ${row.legal_release_id},
           ${row.ip_address}, ${row.user_agent}, ${row.journey_id}, ${row.experiment_id}, ${row.experiment_arm},
           ${row.action}, ${row.surface}, ${row.time_to_decision_ms}, ${row.gpc}, ${row.gpp_string},
-          ${row.gpp_section_ids}, ${row.tc_string}, ${row.country})`
+          ${row.gpp_section_ids}, ${row.tc_string}, ${row.country}, ${row.log_commitment}, ${row.log_salt})`
       return sql.onDialectOrElse({
         mysql: () => sql`INSERT IGNORE ${insert}`.raw,
         orElse: () => sql`INSERT ${insert} ON CONFLICT DO NOTHING`.raw

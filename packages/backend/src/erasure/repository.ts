@@ -37,7 +37,8 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("@svc/backend/Era
     /**
      * Turns a subject's records into anonymous proof: re-keyed to `hashedId`, proof fields and the
      * journey id cleared, the act key replaced by the record's own id (so a new save of the same
-     * act starts afresh), `erased_at` set. Returns the rows changed.
+     * act starts afresh), the salt of the log's commitment to the personal data dropped (the
+     * commitment stays in the log and can no longer be opened), `erased_at` set. Returns the rows changed.
      */
     const anonymise = (input: {
       readonly tenantId: string
@@ -47,7 +48,7 @@ export class ErasureRepo extends Effect.Service<ErasureRepo>()("@svc/backend/Era
     }) =>
       sql`UPDATE svc_consents
           SET subject_id = ${input.hashedId}, act_key = id, ip_address = NULL, user_agent = NULL, journey_id = NULL,
-            erased_at = ${input.now}
+            log_salt = NULL, erased_at = ${input.now}
           WHERE tenant_id = ${input.tenantId} AND subject_id = ${input.subjectId}`.raw.pipe(Effect.map(changedRows))
 
     const deleteSubject = (tenantId: string, id: string) =>

@@ -3,6 +3,7 @@ import {
   ConsentRecordedEvent,
   ConsentWithdrawnEvent,
   LegalDocumentPublishedEvent,
+  LogCheckpointEvent,
   SubjectErasedEvent,
   SubjectLinkedEvent
 } from "@svc/schema"
@@ -159,6 +160,11 @@ export class EventOutbox extends Effect.Service<EventOutbox>()("@svc/backend/Eve
     const legalDocumentPublished = (release: LegalDocumentRelease) =>
       append(LegalDocumentPublishedEvent, "legal_document.published", `legal:${release.type}`, release)
 
-    return { consentRecorded, subjectLinked, subjectErased, legalDocumentPublished } as const
+    /** `log.checkpoint`, for the transaction that stores the checkpoint. */
+    const logCheckpoint = (
+      checkpoint: { readonly treeSize: number; readonly rootHash: string; readonly checkpoint: string }
+    ) => append(LogCheckpointEvent, "log.checkpoint", "log", checkpoint)
+
+    return { consentRecorded, subjectLinked, subjectErased, legalDocumentPublished, logCheckpoint } as const
   })
 }) {}

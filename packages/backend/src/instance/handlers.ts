@@ -8,6 +8,7 @@ import { ExperimentsHttpLive } from "../experiments/http.js"
 import { PolicyHttpLive } from "../policy/http.js"
 import { RecordsHttpLive } from "../records/http.js"
 import { StatusHttpLive } from "../status/http.js"
+import { TransparencyLogHttpLive } from "../transparency/http.js"
 
 /** One handler layer per group of the `SvcApi` contract. */
 export const HandlersLive = Layer.mergeAll(
@@ -19,5 +20,6 @@ export const HandlersLive = Layer.mergeAll(
   ExperimentsHttpLive,
   LegalDocumentsHttpLive,
   RecordsHttpLive,
-  EventsHttpLive
+  EventsHttpLive,
+  TransparencyLogHttpLive
 )

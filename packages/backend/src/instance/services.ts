@@ -21,6 +21,7 @@ import { SubjectExports } from "../records/subject-exports.js"
 import { SubjectErasure } from "../erasure/subject-erasure.js"
 import { IdentityLinks } from "../subjects/identity-links.js"
 import { Subjects } from "../subjects/subjects.js"
+import { LogProofs } from "../transparency/proofs.js"
 
 /**
  * Every domain service of an instance. Each needs at most `SvcConfig`, `SqlClient` and
@@ -48,6 +49,7 @@ export const ServicesLive = Layer.mergeAll(
   EventDeliveries.Default,
   PeriodExports.Default,
   Readiness.Default,
+  LogProofs.Default,
   // The periodic retention run of every instance (safe with many: see RetentionRepo).
   RetentionJobLive.pipe(Layer.provideMerge(Retention.Default))
 )

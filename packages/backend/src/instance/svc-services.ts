@@ -10,6 +10,7 @@ import { migrateDatabase } from "../database/migrate.js"
 import { reportSchemaState } from "../database/schema-state.js"
 import { EventDeliveryLive } from "../events/deliverer.js"
 import { EventSinksLive } from "../events/sinks-live.js"
+import { LogSequencingLive } from "../transparency/sequencer.js"
 import { Experiments } from "../experiments/summaries.js"
 import { LegalDocuments } from "../legal/documents.js"
 import { PolicyInit } from "../policy/init.js"
@@ -53,11 +54,11 @@ const databaseLayer = (config: ResolvedConfig, migrate: boolean) =>
 
 /**
  * Every service of an instance over its configuration and database, with the work an instance
- * does in the background (event delivery, the periodic retention run), and no HTTP. The routes
- * (`makeSvcLayer`) are built on it.
+ * does in the background (event delivery, the transparency log's sequencer, the periodic retention
+ * run), and no HTTP. The routes (`makeSvcLayer`) are built on it.
  */
 export const makeServicesLayer = (config: ResolvedConfig, options: SvcServicesOptions = {}) =>
-  Layer.merge(ServicesLive, EventDeliveryLive).pipe(
+  Layer.mergeAll(ServicesLive, EventDeliveryLive, LogSequencingLive).pipe(
     Layer.provideMerge(EventSinksLive),
     Layer.provideMerge(Layer.succeed(SvcConfig, config)),
     Layer.provideMerge(databaseLayer(config, options.migrate === true))

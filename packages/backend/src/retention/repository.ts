@@ -62,12 +62,16 @@ export class RetentionRepo extends Effect.Service<RetentionRepo>()("@svc/backend
       })(undefined)
     }
 
+    // Removing any personal data drops the salt of the log's commitment to it: the commitment
+    // stays in the log (so every proof still verifies) and can no longer be opened.
     const changes = {
-      ipAddress: () => sql`ip_address = NULL`,
-      userAgent: () => sql`user_agent = NULL`,
+      ipAddress: () => sql`ip_address = NULL, log_salt = NULL`,
+      userAgent: () => sql`user_agent = NULL, log_salt = NULL`,
       // A retired record keeps what proves the act happened (type, domain, time, policy, receipts)
       // and loses everything that leads to a person.
-      retire: () => sql`subject_id = 'retired', act_key = id, ip_address = NULL, user_agent = NULL, journey_id = NULL`,
+      retire: () =>
+        sql`subject_id = 'retired', act_key = id, ip_address = NULL, user_agent = NULL, journey_id = NULL,
+        log_salt = NULL`,
       expire: (now: number) => sql`expired_at = ${now}`
     } as const
 

@@ -18,6 +18,7 @@ import consentSignalStrings from "./15-consent-signal-strings.js"
 import consentExpiredAt from "./16-consent-expired-at.js"
 import consentInsightIndex from "./17-consent-insight-index.js"
 import consentCountry from "./18-consent-country.js"
+import transparencyLog from "./19-transparency-log.js"
 
 /** Numbered migrations, one change each; a new one gets the next number and never edits an old one. */
 export const migrations: ReadonlyArray<
@@ -40,7 +41,8 @@ export const migrations: ReadonlyArray<
   [15, "consent-signal-strings", consentSignalStrings],
   [16, "consent-expired-at", consentExpiredAt],
   [17, "consent-insight-index", consentInsightIndex],
-  [18, "consent-country", consentCountry]
+  [18, "consent-country", consentCountry],
+  [19, "transparency-log", transparencyLog]
 ]
 
 /** A migration step that failed: which one, and the driver's reason (never the connection URL). */

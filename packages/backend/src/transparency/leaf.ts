@@ -1,0 +1,111 @@
+import { createHash, randomBytes } from "node:crypto"
+import { createRequire } from "node:module"
+import { Schema } from "effect"
+import { Millis } from "../database/columns.js"
+
+/**
+ * The leaf data of a consent act (docs/transparency-log.md, "Leaf format"): the RFC 8785
+ * canonical JSON of its proof fields, personal data only through `personalData`, a salted
+ * commitment. Everything here survives erasure and retention unchanged, so every proof still
+ * verifies once the personal data and the salt are gone.
+ */
+
+/** The format version written in every leaf as `v`. */
+export const LEAF_FORMAT_VERSION = 1
+
+const Text = Schema.NullOr(Schema.String)
+
+/** The columns of `svc_consents` a leaf is made of. */
+export const LeafColumns = Schema.Struct({
+  id: Schema.String,
+  tenant_id: Schema.String,
+  type: Schema.String,
+  domain: Schema.String,
+  given_at: Millis,
+  created_at: Millis,
+  policy_id: Text,
+  policy_fingerprint: Text,
+  legal_release_id: Text,
+  preferences: Text,
+  receipts: Text,
+  vendor_choice: Text,
+  gpc: Text,
+  gpp_string: Text,
+  gpp_section_ids: Text,
+  tc_string: Text,
+  log_commitment: Text
+})
+export type LeafColumns = typeof LeafColumns.Type
+
+/** The leaf's columns as SQL, for a `SELECT` from `svc_consents` aliased `c`. */
+export const LEAF_COLUMN_LIST = "c.id, c.tenant_id, c.type, c.domain, c.given_at, c.created_at, c.policy_id, " +
+  "c.policy_fingerprint, c.legal_release_id, c.preferences, c.receipts, c.vendor_choice, c.gpc, c.gpp_string, " +
+  "c.gpp_section_ids, c.tc_string, c.log_commitment"
+
+/** A JSON column as its value; text that is not JSON stays the string it is (and so never matches a leaf made from JSON). */
+const json = (text: string | null): unknown => {
+  if (text === null) return null
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+type Canonicalize = (value: unknown) => string | undefined
+const isCanonicalize = (u: unknown): u is Canonicalize => typeof u === "function"
+// `canonicalize` (RFC 8785, by one of its authors) is CommonJS assigning `module.exports` while
+// its typings declare a default export; required, it is the function itself.
+const loaded: unknown = createRequire(import.meta.url)("canonicalize")
+if (!isCanonicalize(loaded)) throw new Error("the canonicalize package did not load as a function")
+const canonicalize: Canonicalize = loaded
+
+const canonical = (value: unknown): string => {
+  const text = canonicalize(value)
+  if (text === undefined) throw new Error("a leaf has no JSON form")
+  return text
+}
+
+/** The leaf data (UTF-8 bytes of the canonical JSON) of one stored act. */
+export const leafData = (row: LeafColumns): Buffer =>
+  Buffer.from(
+    canonical({
+      v: LEAF_FORMAT_VERSION,
+      consentId: row.id,
+      tenant: row.tenant_id,
+      type: row.type,
+      domain: row.domain,
+      givenAt: row.given_at,
+      createdAt: row.created_at,
+      policyId: row.policy_id,
+      policyFingerprint: row.policy_fingerprint,
+      legalReleaseId: row.legal_release_id,
+      preferences: json(row.preferences),
+      receipts: json(row.receipts),
+      vendorChoice: json(row.vendor_choice),
+      gpc: json(row.gpc),
+      gppString: row.gpp_string,
+      gppSectionIds: row.gpp_section_ids,
+      tcString: row.tc_string,
+      personalData: row.log_commitment
+    }),
+    "utf8"
+  )
+
+/** The personal data of an act a commitment binds: what erasure and retention remove. */
+export interface PersonalData {
+  readonly subjectId: string
+  readonly externalId: string | null
+  readonly ipAddress: string | null
+  readonly userAgent: string | null
+}
+
+/** `base64(SHA-256(salt || canonical JSON of the personal data))`. */
+export const personalCommitment = (salt: Buffer, personal: PersonalData): string =>
+  createHash("sha256").update(salt).update(canonical(personal), "utf8").digest("base64")
+
+/** A fresh salt and the commitment under it, for a save: `{ salt, commitment }` in base64. */
+export const commitPersonalData = (personal: PersonalData): { readonly salt: string; readonly commitment: string } => {
+  const salt = randomBytes(16)
+  return { salt: salt.toString("base64"), commitment: personalCommitment(salt, personal) }
+}

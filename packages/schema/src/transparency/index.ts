@@ -1,0 +1,3 @@
+export * from "./checkpoint.js"
+export * from "./merkle.js"
+export * from "./note.js"
