@@ -49,7 +49,7 @@ const makePool = (target: PgTarget, options: PgPoolOptions) =>
     const timeoutMs = Duration.toMillis(options.connectTimeout)
     const first = yield* Effect.promise(() => findServer(target, timeoutMs))
     if (first._tag === "NotFound") {
-      return yield* Effect.fail(sqlError("PgClient: Failed to connect", new Error(first.reason)))
+      return yield* Effect.fail(sqlError("PgClient: Failed to connect", first.error))
     }
 
     let current: Server = first.server
@@ -128,7 +128,9 @@ const makePool = (target: PgTarget, options: PgPoolOptions) =>
             return findServer(target, timeoutMs)
           }).pipe(Effect.flatMap((found) => {
             if (found._tag === "NotFound") {
-              return Effect.logWarning(`PostgreSQL: ${found.reason}`).pipe(Effect.as(false))
+              return Effect.logWarning(`PostgreSQL: ${found.error instanceof Error ? found.error.message : ""}`).pipe(
+                Effect.as(false)
+              )
             }
             // The same server answering again after its watch connection dropped keeps the pool.
             const same = describeServer(found.server) === describeServer(current) && !look.reachable

@@ -61,10 +61,10 @@ export const describeServer = ({ endpoint }: Server): string =>
 /** What one host answered, for the log and the error when no host matched (no password, no URL). */
 export type Probe =
   | { readonly _tag: "Reached"; readonly server: Server; readonly state: SessionState }
-  | { readonly _tag: "Unreachable"; readonly endpoint: PgEndpoint; readonly reason: string }
+  | { readonly _tag: "Unreachable"; readonly endpoint: PgEndpoint; readonly error: unknown }
 
 const probeHost = async (target: PgTarget, endpoint: PgEndpoint, timeoutMs: number): Promise<Probe> => {
-  let reason = "no transport tried"
+  let failure: unknown = new Error("no transport tried")
   for (const transport of target.transports) {
     const server: Server = { endpoint, transport }
     const client = new pg.Client({ ...connectionConfig(target, server), connectionTimeoutMillis: timeoutMs })
@@ -74,24 +74,27 @@ const probeHost = async (target: PgTarget, endpoint: PgEndpoint, timeoutMs: numb
       await client.connect()
       return { _tag: "Reached", server, state: await readSessionState(client) }
     } catch (error) {
-      reason = error instanceof Error ? error.message : String(error)
+      failure = error
     } finally {
       await client.end().catch(() => undefined)
     }
   }
-  return { _tag: "Unreachable", endpoint, reason }
+  return { _tag: "Unreachable", endpoint, error: failure }
 }
 
 const describeProbe = (probe: Probe): string =>
   probe._tag === "Unreachable"
-    ? `${describeServer({ endpoint: probe.endpoint, transport: { _tag: "Plain" } })}: ${probe.reason}`
+    ? `${describeServer({ endpoint: probe.endpoint, transport: { _tag: "Plain" } })}: ${
+      probe.error instanceof Error ? probe.error.message : String(probe.error)
+    }`
     : `${describeServer(probe.server)}: ${
       probe.state.standby ? "standby" : probe.state.readOnly ? "read-only primary" : "primary"
     }`
 
 export type Found =
   | { readonly _tag: "Found"; readonly server: Server }
-  | { readonly _tag: "NotFound"; readonly reason: string }
+  /** `error`: the driver's own when the URL names one host it could not reach, else one naming every host. */
+  | { readonly _tag: "NotFound"; readonly error: unknown }
 
 /**
  * The first host, in the URL's order, whose session `target.targetSessionAttrs` accepts.
@@ -109,8 +112,10 @@ export const findServer = async (target: PgTarget, timeoutMs: number): Promise<F
     ? probes.find((probe) => probe._tag === "Reached")
     : undefined
   if (fallback?._tag === "Reached") return { _tag: "Found", server: fallback.server }
+  const [only] = probes
+  if (probes.length === 1 && only?._tag === "Unreachable") return { _tag: "NotFound", error: only.error }
   return {
     _tag: "NotFound",
-    reason: `no host is ${target.targetSessionAttrs} (${probes.map(describeProbe).join("; ")})`
+    error: new Error(`no host is ${target.targetSessionAttrs} (${probes.map(describeProbe).join("; ")})`)
   }
 }
