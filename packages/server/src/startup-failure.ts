@@ -9,6 +9,16 @@ const underlying = (error: unknown): unknown => {
   return error
 }
 
+/**
+ * A libpq URL may list several hosts (`h1:5432,h2:5432`), which the WHATWG URL parser refuses: the
+ * list, and the URL with its first host only (for the user, database and password).
+ */
+const splitHosts = (url: string): { readonly hosts: string | undefined; readonly single: string } => {
+  const match = /^(\w+:\/\/(?:[^@/?#]*@)?)([^/?#]*)(.*)$/.exec(url)
+  if (match === null || !match[2]!.includes(",")) return { hosts: undefined, single: url }
+  return { hosts: match[2]!, single: `${match[1]}${match[2]!.split(",")[0]}${match[3]}` }
+}
+
 const defaultPorts: Record<string, number> = { postgres: 5432, mysql: 3306 }
 const names: Record<string, string> = { postgres: "PostgreSQL", mysql: "MySQL" }
 
@@ -17,9 +27,10 @@ export const describeDatabaseLocation = (database: SvcOptions["database"]): stri
   if ("layer" in database) return "the SqlClient layer of the configuration"
   if (database.dialect === "sqlite")
     return `the SQLite database ${database.url === ":memory:" ? ":memory:" : resolve(database.url)}`
+  const { hosts, single } = splitHosts(database.url)
   let url: URL
   try {
-    url = new URL(database.url)
+    url = new URL(single)
   } catch {
     return `the ${names[database.dialect] ?? database.dialect} database (its URL does not parse)`
   }
@@ -27,7 +38,7 @@ export const describeDatabaseLocation = (database: SvcOptions["database"]): stri
   const port = url.port === "" ? defaultPorts[database.dialect] : Number(url.port)
   const user = decodeURIComponent(url.username)
   const name = decodeURIComponent(url.pathname.replace(/^\//, "")) || user
-  return `${names[database.dialect] ?? database.dialect} at ${host}:${port}` +
+  return `${names[database.dialect] ?? database.dialect} at ${hosts ?? `${host}:${port}`}` +
     (name === "" ? "" : `, database "${name}"`) + (user === "" ? "" : `, user "${user}"`)
 }
 
@@ -49,7 +60,7 @@ const withoutPassword = (text: string, database: SvcOptions["database"]): string
   if ("layer" in database || database.dialect === "sqlite") return text
   let password: string
   try {
-    password = new URL(database.url).password
+    password = new URL(splitHosts(database.url).single).password
   } catch {
     return text
   }

@@ -3,6 +3,7 @@
  * one that was likely meant, and a URL that is not one for its dialect (never quoting it: it may
  * hold a password).
  */
+import { parsePgUrl } from "../database/pg-url.js"
 
 export const DIALECTS = ["sqlite", "postgres", "mysql"] as const
 
@@ -69,6 +70,11 @@ const urlExamples: Record<string, string> = {
 export const databaseUrlProblem = (dialect: unknown, url: unknown): string | undefined => {
   if (typeof url !== "string" || url === "") return "must be a non-empty string"
   if (typeof dialect !== "string" || !(dialect in urlSchemes)) return undefined
+  if (dialect === "postgres" && /^postgres(ql)?:\/\//.test(url)) {
+    // libpq's form: several hosts, target_session_attrs and sslmode are read by parsePgUrl.
+    const target = parsePgUrl(url)
+    return typeof target === "string" ? target : undefined
+  }
   let parsed: URL
   try {
     parsed = new URL(url)

@@ -2,13 +2,6 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, Redacted } from "effect"
 import type { ResolvedConfig } from "../config/resolved.js"
 
-/** Postgres only: put svc's tables in `schema` by setting the connection's search_path. */
-const withSearchPath = (url: string, schema: string): string => {
-  const parsed = new URL(url)
-  parsed.searchParams.set("options", `-c search_path=${schema}`)
-  return parsed.toString()
-}
-
 /**
  * The `SqlClient` layer for the configured database: one of the three drivers, or the host
  * application's own layer. Only the configured driver is loaded (each weighs tens of MB).
@@ -24,9 +17,15 @@ export const sqlClientLayer = (database: ResolvedConfig["database"]): Layer.Laye
         return sqliteClientLayer(url)
       }
       case "postgres": {
-        const { PgClient } = await import("@effect/sql-pg")
-        const withSchema = schema === undefined ? url : withSearchPath(url, schema)
-        return PgClient.layer({ url: Redacted.make(withSchema), transformJson: false, maxConnections: 10 })
+        // A libpq URL, several hosts and `target_session_attrs` included (pg-url.ts); the config
+        // check has already refused one that does not read.
+        const [{ pgClientLayer }, { parsePgUrl, withSchema }] = await Promise.all([
+          import("./pg-client.js"),
+          import("./pg-url.js")
+        ])
+        const target = parsePgUrl(url)
+        if (typeof target === "string") return Layer.fail(new Error(`database.url: ${target}`))
+        return pgClientLayer(withSchema(target, schema))
       }
       case "mysql": {
         const { MysqlClient } = await import("@effect/sql-mysql2")

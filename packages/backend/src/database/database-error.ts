@@ -1,7 +1,7 @@
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import type { SqlError } from "@effect/sql"
 import { DatabaseError, InternalError } from "@svc/api"
-import { Effect, type ParseResult } from "effect"
+import { Effect, Option, type ParseResult } from "effect"
 import { isSchemaMissing, MIGRATE_HINT } from "./schema-state.js"
 
 type StorageFailure = SqlError.SqlError | ParseResult.ParseError
@@ -47,7 +47,7 @@ export const orDatabaseError = <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, Exclude<E, StorageFailure> | DatabaseError, R> =>
   Effect.catchIf(
-    effect,
+    lostCommitAsFailure(effect),
     isStorageFailure,
     (error) =>
       isSchemaMissing(error) ? schemaMissing(error) : Effect.logError(`database failure: ${error.message}`).pipe(
@@ -56,6 +56,19 @@ export const orDatabaseError = <A, E, R>(
         Effect.zipRight(Effect.fail(new DatabaseError({ message: "The database is unavailable; try again later" })))
       )
   ) as Effect.Effect<A, Exclude<E, StorageFailure> | DatabaseError, R>
+
+/**
+ * `@effect/sql` turns a COMMIT or ROLLBACK that fails into a defect. That is a connection lost at
+ * the end of a transaction (a primary killed or demoted): whether the COMMIT took is unknown, so it
+ * is answered as any database failure, 503 with Retry-After, and the retried save finds its stored
+ * record if it did. Other defects stay defects.
+ */
+const lostCommitAsFailure = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageFailure, R> =>
+  Effect.catchSomeDefect(
+    effect,
+    (defect) =>
+      isStorageFailure(defect) && defect._tag === "SqlError" ? Option.some(Effect.fail(defect)) : Option.none()
+  )
 
 /** Rows a write changed, read from the driver's raw result (sqlite `changes`, pg `rowCount`, mysql `affectedRows`). */
 export const changedRows = (raw: unknown): number => {
