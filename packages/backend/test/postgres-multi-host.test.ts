@@ -1,8 +1,10 @@
 import { type RunningServer, startServer } from "@svc/server"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { cookieSave, postCookieSave } from "./support/consent-saves.js"
 import { freshDatabase, type FreshDatabase } from "./support/dialects.js"
+import { optionalServers } from "./support/optional-servers.js"
 import { freePort, type PgReplicas, startPgReplicas } from "./support/pg-replicas.js"
+import { describeWith } from "./support/server-suites.js"
 
 /*
  * libpq URLs on PostgreSQL: several hosts tried in order, `target_session_attrs`, `sslmode` with
@@ -20,7 +22,7 @@ const withHosts = (url: string, hosts: string, params: string) => {
   }${hosts}${parsed.pathname}?${params}`
 }
 
-describe.runIf(process.env.SVC_TEST_PG_URL)("a libpq URL on PostgreSQL", () => {
+describeWith(optionalServers.postgres, "a libpq URL on PostgreSQL", () => {
   let db: FreshDatabase
   let down: number
   let live: string
@@ -82,11 +84,11 @@ describe.runIf(process.env.SVC_TEST_PG_URL)("a libpq URL on PostgreSQL", () => {
  * find the new primary by itself, answer nothing but 200 or `503 DATABASE_ERROR` with Retry-After
  * meanwhile, and every save it acknowledged must be on the new primary.
  */
-describe.runIf(process.env.SVC_TEST_PG_BIN)("a switchover on a primary and standby", () => {
+describeWith(optionalServers.postgresBinaries, "a switchover on a primary and standby", (pgBin) => {
   let nodes: PgReplicas
   let server: RunningServer
   beforeAll(async () => {
-    nodes = await startPgReplicas(process.env.SVC_TEST_PG_BIN!)
+    nodes = await startPgReplicas(pgBin)
     // The standby comes first in the URL: read-write must pass it over.
     const url = nodes.url([nodes.standby, nodes.primary], "target_session_attrs=read-write")
     server = await startServer({ ...quiet, database: { dialect: "postgres", url } }, listen)

@@ -20,7 +20,9 @@ export const optionalServers = {
   postgres: optional("PostgreSQL", "SVC_TEST_PG_URL"),
   mysql: optional("MySQL", "SVC_TEST_MYSQL_URL"),
   redis: optional("Redis", "SVC_TEST_REDIS_URL"),
-  nats: optional("NATS", "SVC_TEST_NATS_URL")
+  nats: optional("NATS", "SVC_TEST_NATS_URL"),
+  /** PostgreSQL's server programs (initdb, pg_ctl), for throwaway primaries and standbys. */
+  postgresBinaries: optional("PostgreSQL server binaries", "SVC_TEST_PG_BIN")
 } as const
 
 /** Why a suite is left out: `needs SVC_TEST_NATS_URL (NATS)`. */
