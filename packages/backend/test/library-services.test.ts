@@ -21,7 +21,18 @@ import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
 const API_KEY = "library-key-0123456789abcdef-0123456"
-const options = { apiKeys: [API_KEY], ipAddress: { masking: true } }
+const options = {
+  apiKeys: [API_KEY],
+  ipAddress: { masking: true },
+  manifest: {
+    policyRules: [{
+      id: "us",
+      match: { default: true as const },
+      model: "opt-out" as const,
+      categories: ["marketing" as const]
+    }]
+  }
+}
 
 /** JSON as HTTP answers it: `Date`s become ISO strings. */
 const asJson = (value: unknown) => JSON.parse(JSON.stringify(value))
@@ -98,6 +109,24 @@ describe.each(dialects)("the public services [%s]", (dialect) => {
     expect(conflict._tag).toBe("Conflict")
     const rows = await server.db().query("SELECT id FROM svc_consents WHERE subject_id = ?", [act.subjectId])
     expect(rows).toHaveLength(1)
+  })
+
+  it("applies the visitor's Global Privacy Control signal as POST /subjects does with Sec-GPC: 1", async () => {
+    const act = (gpc: boolean) =>
+      Effect.flatMap(Consents, (c) =>
+        c.record({
+          type: "cookie_banner",
+          domain: "example.com",
+          subjectId: SubjectId.make(newSubjectId()),
+          givenAt: new Date(),
+          policyId: "us",
+          preferences: { necessary: true, measurement: false, marketing: true, functionality: false, experience: false }
+        }, { gpc, country: "US" }))
+    const withGpc = await run(act(true))
+    expect(withGpc).toMatchObject({ gpcOverridden: ["marketing"], appliedPreferences: { marketing: false } })
+    const without = await run(act(false))
+    expect(without.gpcOverridden).toBeUndefined()
+    expect(without.appliedPreferences).toMatchObject({ marketing: true })
   })
 
   it("refuses bad input with typed errors, never a defect", async () => {
