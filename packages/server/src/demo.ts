@@ -2,42 +2,10 @@ import { generateLogSignerKey, type SvcOptions } from "@svc/backend"
 import { randomBytes } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { EEA } from "./eea.js"
 
 /** Countries where the GDPR (and the UK GDPR) applies: consent before any optional category. */
-const EEA_AND_UK = [
-  "AT",
-  "BE",
-  "BG",
-  "HR",
-  "CY",
-  "CZ",
-  "DK",
-  "EE",
-  "FI",
-  "FR",
-  "DE",
-  "GR",
-  "HU",
-  "IE",
-  "IT",
-  "LV",
-  "LT",
-  "LU",
-  "MT",
-  "NL",
-  "PL",
-  "PT",
-  "RO",
-  "SK",
-  "SI",
-  "ES",
-  "SE",
-  "IS",
-  "LI",
-  "NO",
-  "GB",
-  "CH"
-]
+const EEA_AND_UK = [...EEA, "GB", "CH"]
 
 /**
  * The demo's policy snapshot signing key: read from `<database file>.key`, or generated there on

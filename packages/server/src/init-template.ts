@@ -1,4 +1,5 @@
 import type { SqlDialect } from "@svc/backend"
+import { EEA } from "./eea.js"
 
 /** What `svc init` asked (or took as default) to write the files. */
 export interface InitAnswers {
@@ -14,40 +15,6 @@ export const DEFAULT_DATABASE_URLS: Readonly<Record<Exclude<SqlDialect, "sqlite"
   postgres: "postgres://svc:change-me@127.0.0.1:5432/svc",
   mysql: "mysql://svc:change-me@127.0.0.1:3306/svc"
 }
-
-/** EU member states and the other EEA countries (Iceland, Liechtenstein, Norway): the GDPR applies. */
-const EEA = [
-  "AT",
-  "BE",
-  "BG",
-  "HR",
-  "CY",
-  "CZ",
-  "DK",
-  "EE",
-  "FI",
-  "FR",
-  "DE",
-  "GR",
-  "HU",
-  "IE",
-  "IT",
-  "LV",
-  "LT",
-  "LU",
-  "MT",
-  "NL",
-  "PL",
-  "PT",
-  "RO",
-  "SK",
-  "SI",
-  "ES",
-  "SE",
-  "IS",
-  "LI",
-  "NO"
-]
 
 const list = (values: ReadonlyArray<string>) => values.map((v) => JSON.stringify(v)).join(", ")
 
