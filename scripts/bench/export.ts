@@ -26,6 +26,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freePort, ROOT, rssMb, startNode, stop, SVC_BIN } from "./processes.js"
+import { syntheticConsent } from "./synthetic-consent.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 1_000_000)
 /** Records after which the server's RSS is taken the first time (the second is after the last). */
@@ -34,8 +35,6 @@ const CHECKPOINT = Math.min(100_000, Math.floor(ROWS / 10))
 const LINES_PER_RECORD = { ndjson: 1, csv: 4 } as const
 const BATCH = 10_000
 const API_KEY = "bench-export-key-0123456789abcdef"
-const START = Date.UTC(2025, 0, 1)
-const SPAN = 300 * 86_400_000
 
 const load = (file: string) => {
   const db = new Database(file)
@@ -47,23 +46,15 @@ const load = (file: string) => {
   )
   const many = db.transaction((from: number) => {
     for (let i = from; i < Math.min(from + BATCH, ROWS); i++) {
-      const givenAt = START + Math.floor((i / ROWS) * SPAN)
-      const granted = i % 3 === 0
-      const receipts = JSON.stringify({
-        measurement: { value: granted, confirmedAt: givenAt },
-        marketing: { value: !granted, confirmedAt: givenAt },
-        functionality: { value: true, confirmedAt: givenAt },
-        experience: { value: false, confirmedAt: givenAt }
-      })
-      const id = `cns_bench${i.toString(36).padStart(8, "0")}`
+      const row = syntheticConsent(i, ROWS)
       insert.run(
-        id,
-        `sub_bench${(i % 250_000).toString(36).padStart(8, "0")}`,
-        `key-${id}`,
-        givenAt,
-        givenAt,
-        JSON.stringify({ necessary: true, measurement: granted }),
-        receipts
+        row.id,
+        row.subjectId,
+        row.actKey,
+        row.givenAt,
+        row.givenAt,
+        JSON.stringify({ necessary: true, measurement: row.granted }),
+        row.receipts
       )
     }
   })
