@@ -14,7 +14,7 @@ export { makeServerSvcLayer, makeStandaloneSvcLayer, makeSvcLayer, type SvcLayer
 export { type SvcService, SvcServices, type SvcServicesOptions } from "./instance/svc-services.js"
 export { Consents, type ConsentVisitor, type SaveError } from "./consents/consents.js"
 export { Subjects, type SubjectTarget } from "./subjects/subjects.js"
-export type { LinkedSubject } from "./subjects/identity-links.js"
+export type { LinkedSubject } from "./identity/identity-links.js"
 export { LegalDocuments } from "./legal/documents.js"
 export { Experiments, type SummaryBound } from "./experiments/summaries.js"
 export { type InitAnswer, type InitLocation, PolicyInit, type InitRequest } from "./policy/init.js"
@@ -53,7 +53,7 @@ export {
   type InitFastAnswer,
   InitFastPath,
   InitFastPathLive
-} from "./http/init-fast-path.js"
+} from "./instance/init-fast-path.js"
 export {
   Delivered,
   type DeliveryOutcome,
@@ -62,5 +62,5 @@ export {
   EventSinks,
   type OutgoingEvent,
   RetryLater
-} from "./events/sinks.js"
-export { type ErasedSubject, EventOutbox } from "./events/outbox.js"
+} from "./config/event-sinks.js"
+export { EventOutbox, type PendingEvent } from "./events/outbox.js"

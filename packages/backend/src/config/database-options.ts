@@ -3,7 +3,7 @@
  * one that was likely meant, and a URL that is not one for its dialect (never quoting it: it may
  * hold a password).
  */
-import { parsePgUrl } from "../database/pg-url.js"
+import { parsePgUrl } from "./pg-url.js"
 
 export const DIALECTS = ["sqlite", "postgres", "mysql"] as const
 

@@ -1,6 +1,6 @@
 import type { SvcEventType } from "@svc/schema"
 import { type Layer, Option, Schema } from "effect"
-import type { EventSinks } from "../events/sinks.js"
+import type { EventSinks } from "./event-sinks.js"
 import { DELIVERY_DEFAULTS, type EventsOptions, WebhookOptions } from "./schema.js"
 
 export interface ResolvedWebhook {

@@ -2,7 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Hosting, ManifestOptions, type SessionReport, SvcEventType } from "@svc/schema"
 import { parseSignerKey } from "@svc/schema/transparency"
 import { Layer, Schema } from "effect"
-import type { EventSinks } from "../events/sinks.js"
+import type { EventSinks } from "./event-sinks.js"
 import { DIALECTS } from "./database-options.js"
 import { normalizeOrigin } from "./origins.js"
 

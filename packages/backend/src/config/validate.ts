@@ -1,5 +1,5 @@
 import { Either, Option, ParseResult, Schema } from "effect"
-import { manifestProblems } from "../policy/validate-manifest.js"
+import { manifestProblems } from "./validate-manifest.js"
 import { databaseProblems, withDatabaseProblems } from "./database-options.js"
 import { SvcConfigurationError } from "./errors.js"
 import { duplicateWebhookIds, resolveEvents } from "./events.js"

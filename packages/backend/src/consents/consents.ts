@@ -18,15 +18,15 @@ import type { RequestContext } from "../access/request-context.js"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { retryDeadlocks } from "../database/deadlock.js"
-import { EventOutbox } from "../events/outbox.js"
 import { applyGpc, encodeGpcProof } from "./gpc.js"
 import { decodeSignalStrings } from "./signal-strings.js"
 import { LegalDocuments } from "../legal/documents.js"
 import { PolicyManifest } from "../policy/manifest.js"
 import { PolicySnapshots } from "../policy/snapshots.js"
-import { DEFAULT_IDENTITY_PROVIDER, IdentityLinks } from "../subjects/identity-links.js"
-import { SubjectsRepo } from "../subjects/repository.js"
+import { DEFAULT_IDENTITY_PROVIDER, IdentityLinks } from "../identity/identity-links.js"
+import { SubjectsRepo } from "../identity/subjects-repository.js"
 import { type ActDecision, actDigest, actKey, decisionOf } from "./act.js"
+import { ConsentEvents } from "./consent-events.js"
 import { subjectChoiceOf, subjectVendorChoiceOf } from "./choices.js"
 import { readConsentRow, type StoredConsent } from "./records.js"
 import { type ConsentColumns, type ConsentRow, consentRowOf, ConsentsRepo } from "./repository.js"
@@ -105,7 +105,7 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
     LegalDocuments.Default,
     PolicySnapshots.Default,
     PolicyManifest.Default,
-    EventOutbox.Default
+    ConsentEvents.Default
   ],
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
@@ -116,7 +116,7 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
     const legalDocuments = yield* LegalDocuments
     const snapshots = yield* PolicySnapshots
     const manifest = yield* PolicyManifest
-    const outbox = yield* EventOutbox
+    const events = yield* ConsentEvents
     const tenantId = config.tenantId ?? ""
     const declaredVendors = config.manifest.vendors ?? []
 
@@ -320,7 +320,7 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
             const stored = yield* consents.insertIfAbsent(row)
             // The act's events commit (or roll back) with it; a replay stores nothing and sends nothing.
             if (stored) {
-              yield* outbox.consentRecorded({
+              yield* events.recorded({
                 stored: readConsentRow(consentRowOf(row, release)),
                 link,
                 newSubject: created,

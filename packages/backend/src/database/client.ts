@@ -17,11 +17,11 @@ export const sqlClientLayer = (database: ResolvedConfig["database"]): Layer.Laye
         return sqliteClientLayer(url)
       }
       case "postgres": {
-        // A libpq URL, several hosts and `target_session_attrs` included (pg-url.ts); the config
+        // A libpq URL, several hosts and `target_session_attrs` included (config/pg-url.ts); the config
         // check has already refused one that does not read.
         const [{ pgClientLayer }, { parsePgUrl, withSchema }] = await Promise.all([
           import("./pg-client.js"),
-          import("./pg-url.js")
+          import("../config/pg-url.js")
         ])
         const target = parsePgUrl(url)
         if (typeof target === "string") return Layer.fail(new Error(`database.url: ${target}`))

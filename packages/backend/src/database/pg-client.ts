@@ -2,7 +2,7 @@ import { PgClient } from "@effect/sql-pg"
 import { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect, Queue, Schedule } from "effect"
 import pg from "pg"
-import type { PgTarget } from "./pg-url.js"
+import type { PgTarget } from "../config/pg-url.js"
 import {
   accepts,
   connectionConfig,

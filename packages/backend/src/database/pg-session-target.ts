@@ -1,5 +1,5 @@
 import pg from "pg"
-import type { PgEndpoint, PgTarget, TargetSessionAttrs, Transport } from "./pg-url.js"
+import type { PgEndpoint, PgTarget, TargetSessionAttrs, Transport } from "../config/pg-url.js"
 
 /*
  * Finding the server a PostgreSQL URL means, as libpq does: each host in the URL's order, on each

@@ -1,5 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import type { ErasureResult } from "@svc/schema"
+import { SubjectErasedEvent } from "@svc/schema"
 import { Clock, Effect, type ParseResult } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
@@ -51,11 +52,18 @@ export class SubjectErasure extends Effect.Service<SubjectErasure>()("@svc/backe
             records += kept
             yield* repo.deleteSubject(tenantId, subject.id)
             // Its `subject.erased` event commits with the erasure.
-            yield* outbox.subjectErased({
-              subjectId: subject.id,
-              externalIds: subject.external_id === null ? [] : [subject.external_id],
-              erasedAt: now,
-              recordCount: kept
+            // The subject's delivered events name it and go; undelivered ones still go out, before this one.
+            yield* outbox.purgeDelivered(subject.id)
+            yield* outbox.append({
+              schema: SubjectErasedEvent,
+              type: "subject.erased",
+              orderKey: subject.id,
+              data: {
+                subjectId: subject.id,
+                externalIds: subject.external_id === null ? [] : [subject.external_id],
+                erasedAt: new Date(now),
+                recordCount: kept
+              }
             })
             erased.push(subject.id)
           }

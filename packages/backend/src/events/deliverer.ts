@@ -4,7 +4,7 @@ import { SvcConfig } from "../config/resolved.js"
 import { retryDeadlocks } from "../database/deadlock.js"
 import { nextAttemptAt } from "./backoff.js"
 import { type ClaimedRow, EventsRepo } from "./repository.js"
-import { type DeliveryOutcome, EventSinks, type OutgoingEvent } from "./sinks.js"
+import { type DeliveryOutcome, EventSinks, type OutgoingEvent } from "../config/event-sinks.js"
 
 const MAX_ERROR = 500
 

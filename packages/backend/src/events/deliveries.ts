@@ -4,7 +4,7 @@ import { Clock, Effect, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { type DeliveryRow, EventsRepo } from "./repository.js"
-import { EventSinks } from "./sinks.js"
+import { EventSinks } from "../config/event-sinks.js"
 
 const DEFAULT_LIMIT = 100
 

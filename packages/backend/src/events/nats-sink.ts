@@ -1,7 +1,7 @@
 import { jetstream } from "@nats-io/jetstream"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
 import { Effect } from "effect"
-import { Delivered, type EventSink, type OutgoingEvent, RetryLater } from "./sinks.js"
+import { Delivered, type EventSink, type OutgoingEvent, RetryLater } from "../config/event-sinks.js"
 
 /** The server's reason without the URL (which may carry credentials). */
 const describe = (error: unknown): string => {

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { natsSink } from "./nats-sink.js"
-import { type EventSink, EventSinks } from "./sinks.js"
+import { type EventSink, EventSinks } from "../config/event-sinks.js"
 import { webhookSink } from "./webhook-sink.js"
 
 /**

@@ -9,7 +9,7 @@ import {
   type EventSink,
   type OutgoingEvent,
   RetryLater
-} from "./sinks.js"
+} from "../config/event-sinks.js"
 
 /** `Retry-After` as milliseconds from now: delta seconds or an HTTP date; `undefined` when absent or unreadable. */
 export const retryAfterMs = (header: string | null, now: number): number | undefined => {

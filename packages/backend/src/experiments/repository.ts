@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { SqlNumber } from "../database/columns.js"
-import type { SummaryWindow } from "./window.js"
+import type { SummaryWindow } from "../period/window.js"
 
 /** What one summary reads: an experiment of a tenant (`''` in single-tenant scope) in a window. */
 export const SummaryScope = Schema.Struct({

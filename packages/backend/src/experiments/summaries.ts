@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { type ArmCountRow, ExperimentsRepo } from "./repository.js"
-import { parseSummaryWindow } from "./window.js"
+import { parseSummaryWindow } from "../period/window.js"
 
 /** Every action and surface key a summary reports, zero or not; anything else counts as `unknown`. */
 export const SUMMARY_ACTIONS = ["accept_all", "reject_all", "custom", "opt_out", "unknown"] as const

@@ -44,7 +44,7 @@ export const logUnhandled = (cause: Cause.Cause<unknown>) => Effect.logError("Un
 
 /**
  * The headers the edge sets on every answer: the request id, CORS, and `Origin` added to the
- * answer's `Vary` when the request had one. The `/init` fast path sets the same (http/init-fast-path.ts).
+ * answer's `Vary` when the request had one. The `/init` fast path sets the same (instance/init-fast-path.ts).
  */
 export const edgeHeaders = (
   origins: OriginPolicy,

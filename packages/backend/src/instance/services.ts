@@ -19,7 +19,7 @@ import { PeriodExports } from "../records/period-export.js"
 import { RetentionJobLive, Retention } from "../retention/purge.js"
 import { SubjectExports } from "../records/subject-exports.js"
 import { SubjectErasure } from "../erasure/subject-erasure.js"
-import { IdentityLinks } from "../subjects/identity-links.js"
+import { IdentityLinks } from "../identity/identity-links.js"
 import { Subjects } from "../subjects/subjects.js"
 import { LogProofs } from "../transparency/proofs.js"
 

@@ -5,7 +5,7 @@ import { MAX_BODY_BYTES } from "../config/resolved.js"
 import { resolveOptions } from "../config/validate.js"
 import { svcLoggerLayer } from "../http/log-format.js"
 import { PeerAddress, PeerAddressLive } from "../http/peer-address.js"
-import type { InitFastPath } from "../http/init-fast-path.js"
+import type { InitFastPath } from "./init-fast-path.js"
 import { makeServerSvcLayer, makeStandaloneSvcLayer, makeSvcLayer, type SvcLayerOptions } from "./layer.js"
 
 /** What a host server knows about a request beyond the web `Request` itself. */

@@ -8,7 +8,7 @@ import {
   PolicySnapshotInvalid
 } from "@svc/api"
 import type { LegalDocumentRelease, LegalReleaseId } from "@svc/schema"
-import { isLegalDocumentType, PublishLegalDocumentRequest } from "@svc/schema"
+import { isLegalDocumentType, LegalDocumentPublishedEvent, PublishLegalDocumentRequest } from "@svc/schema"
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, ParseResult, Schema } from "effect"
@@ -123,7 +123,12 @@ export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backe
               const row = yield* repo.findByHash(key)
               if (Option.isNone(row)) return Option.none()
               const release = toRelease(row.value)
-              yield* outbox.legalDocumentPublished(release)
+              yield* outbox.append({
+                schema: LegalDocumentPublishedEvent,
+                type: "legal_document.published",
+                orderKey: `legal:${release.type}`,
+                data: release
+              })
               return Option.some(release)
             })
           )

@@ -33,7 +33,7 @@ const servedManifest = (document: ManifestDocument): StaticBody => {
 /**
  * What an `/init` adds to its request's wide log event (and, through it, to the request metrics):
  * the resolution, the rule and how it matched, and the client's version. The pipeline's handler
- * and the fast path (http/init-fast-path.ts) write the same fields.
+ * and the fast path (instance/init-fast-path.ts) write the same fields.
  */
 export const initEventFields = (
   answer: InitAnswer,

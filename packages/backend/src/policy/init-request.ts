@@ -11,7 +11,7 @@ import type { Visitor } from "./sessions.js"
 
 /*
  * The HTTP side of `GET /init`: its query and headers read into the service's `InitRequest`, once,
- * by the pipeline's handler (`http.ts`) and by the fast path (`http/init-fast-path.ts`) alike. The
+ * by the pipeline's handler (`http.ts`) and by the fast path (`instance/init-fast-path.ts`) alike. The
  * contract's `InitHeaders` names the inputs read here; the edge's location headers are named in
  * `http/location.ts`.
  */

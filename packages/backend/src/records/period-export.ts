@@ -1,11 +1,11 @@
 import { InvalidRequest } from "@svc/api"
 import { Clock, Effect, Either, Option, Stream } from "effect"
 import { SvcConfig } from "../config/resolved.js"
-import { parseSummaryWindow } from "../experiments/window.js"
+import { parseSummaryWindow } from "../period/window.js"
 import { PolicyManifest } from "../policy/manifest.js"
 import { csvHeader, csvRows } from "./csv.js"
 import { type PeriodCursor, type PeriodFilter, PeriodRecordsRepo, type PeriodRow } from "./period-repository.js"
-import { readRecordRow, standaloneEvents, toStandardRecord } from "./standard-record.js"
+import { readRecordRow, standaloneEvents, toStandardRecord } from "../consents/standard-record.js"
 
 const DAY_MS = 86_400_000
 const MAX_PERIOD_DAYS = 366

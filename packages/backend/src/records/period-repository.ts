@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { rowsDecoder } from "../database/rows.js"
-import { RecordRow } from "./repository.js"
+import { RecordRow } from "../consents/record-row.js"
 
 /** A record row with its subject's identity link, if the subject still has one. */
 export const PeriodRow = Schema.Struct({

@@ -1,21 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { ConsentRow } from "../consents/repository.js"
-import { Millis } from "../database/columns.js"
+import { RecordRow } from "../consents/record-row.js"
 import { tenantColumnBesideIds } from "../database/tenant-column.js"
-
-const Text = Schema.NullOr(Schema.String)
-
-/** A consent row with everything an export shows: the proof fields and how the act was collected. */
-export const RecordRow = Schema.Struct({
-  ...ConsentRow.fields,
-  ip_address: Text,
-  user_agent: Text,
-  action: Text,
-  surface: Text,
-  erased_at: Schema.NullOr(Millis)
-})
-export type RecordRow = typeof RecordRow.Type
 
 /** Most subject ids one statement names (an external id rarely links more). */
 const MAX_SUBJECTS_PER_QUERY = 500

@@ -5,9 +5,9 @@ import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { ErasureKey } from "../erasure/keys.js"
 import { PolicyManifest } from "../policy/manifest.js"
-import { SubjectsRepo, type SubjectRow } from "../subjects/repository.js"
+import { SubjectsRepo, type SubjectRow } from "../identity/subjects-repository.js"
 import { ConsentRecordsRepo } from "./repository.js"
-import { eventsOf, readRecordRow, toStandardRecord } from "./standard-record.js"
+import { eventsOf, readRecordRow, toStandardRecord } from "../consents/standard-record.js"
 
 const linksOf = (row: SubjectRow): Array<IdentityLinkRecord> =>
   row.external_id === null

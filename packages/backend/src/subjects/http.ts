@@ -8,7 +8,7 @@ import { parseTypeList } from "../consents/choices.js"
 import { GeoIp } from "../geo/geo-ip.js"
 import { jsonSuccessOf } from "../http/json-success.js"
 import { requestContextOf } from "../http/request-context.js"
-import { IdentityLinks } from "./identity-links.js"
+import { IdentityLinks } from "../identity/identity-links.js"
 import { Subjects } from "./subjects.js"
 
 /**

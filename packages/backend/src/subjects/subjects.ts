@@ -5,7 +5,7 @@ import { Effect, ParseResult, Schema } from "effect"
 import { ConsentReads } from "../consents/reads.js"
 import { SubjectErasure } from "../erasure/subject-erasure.js"
 import { SubjectExports } from "../records/subject-exports.js"
-import { IdentityLinks, type LinkedSubject } from "./identity-links.js"
+import { IdentityLinks, type LinkedSubject } from "../identity/identity-links.js"
 
 /** A subject by its id (`sub_…`), or every subject verifiably linked to a user of the app. */
 export type SubjectTarget = string | { readonly externalId: string }

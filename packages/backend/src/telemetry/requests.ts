@@ -42,7 +42,7 @@ const text = (value: unknown): string | null => (typeof value === "string" ? val
 /**
  * Metrics of one answered request: its count and latency, and the outcomes its wide log event
  * names (`policy.resolution`, `consent.*`), so logs and metrics describe a request alike. The
- * middleware below and the `/init` fast path (http/init-fast-path.ts) both record through it.
+ * middleware below and the `/init` fast path (instance/init-fast-path.ts) both record through it.
  */
 export const recordAnswered = (
   answered: { readonly route: string; readonly method: string; readonly status: number; readonly seconds: number },

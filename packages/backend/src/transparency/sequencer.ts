@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { LogCheckpointEvent } from "@svc/schema"
 import { checkpointText, leafHash, type NoteSigner, TreeBuilder, edgeSizes } from "@svc/schema/transparency"
 import { Clock, Effect, Exit, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
@@ -87,7 +88,12 @@ export class LogSequencer extends Effect.Service<LogSequencer>()("@svc/backend/L
         return yield* sql.withTransaction(Effect.gen(function*() {
           const stored = yield* repo.insertCheckpoint({ tenantId, treeSize: tree.size, root, note, now })
           if (stored) {
-            yield* outbox.logCheckpoint({ treeSize: tree.size, rootHash: root.toString("base64"), checkpoint: note })
+            yield* outbox.append({
+              schema: LogCheckpointEvent,
+              type: "log.checkpoint",
+              orderKey: "log",
+              data: { treeSize: tree.size, rootHash: root.toString("base64"), checkpoint: note }
+            })
           }
           return stored
         })).pipe(retryDeadlocks)

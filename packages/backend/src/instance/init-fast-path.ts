@@ -7,10 +7,10 @@ import { PolicyInit } from "../policy/init.js"
 import { readInitRequest } from "../policy/init-request.js"
 import { recordInitFastPathDecline } from "../telemetry/metrics.js"
 import { recordAnswered } from "../telemetry/requests.js"
-import { makeOriginPolicy } from "./cors.js"
-import { edgeHeaders, logAnswered, logUnhandled, requestIdOf } from "./edge.js"
-import { errorBody } from "./error-response.js"
-import { shouldLog } from "./request-log.js"
+import { makeOriginPolicy } from "../http/cors.js"
+import { edgeHeaders, logAnswered, logUnhandled, requestIdOf } from "../http/edge.js"
+import { errorBody } from "../http/error-response.js"
+import { shouldLog } from "../http/request-log.js"
 
 /** A fast-path answer, ready to be written: status, headers (without `content-length`), body. */
 export interface FastInitAnswer {

@@ -14,9 +14,9 @@ import {
   ConsentSurface as SurfaceSchema
 } from "@svc/schema"
 import { Schema } from "effect"
-import { byAct } from "../consents/choices.js"
-import { readConsentRow, type StoredConsent } from "../consents/records.js"
-import type { RecordRow } from "./repository.js"
+import { byAct } from "./choices.js"
+import { readConsentRow, type StoredConsent } from "./records.js"
+import type { RecordRow } from "./record-row.js"
 
 const DAY_MS = 86_400_000
 const DEFAULT_VALIDITY_DAYS = 365

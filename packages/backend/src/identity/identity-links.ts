@@ -6,14 +6,15 @@ import {
   Unauthorized
 } from "@svc/api"
 import type { LinkIdentityRequest, SubjectId } from "@svc/schema"
+import { SubjectLinkedEvent } from "@svc/schema"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { EventOutbox } from "../events/outbox.js"
 import type { RequestContext } from "../access/request-context.js"
-import { verifyIdentityToken } from "../identity/tokens.js"
-import { type IdentityLink, SubjectsRepo } from "./repository.js"
+import { verifyIdentityToken } from "./tokens.js"
+import { type IdentityLink, SubjectsRepo } from "./subjects-repository.js"
 
 /** Provider stored when a link names none. */
 export const DEFAULT_IDENTITY_PROVIDER = "external"
@@ -127,7 +128,13 @@ export class IdentityLinks extends Effect.Service<IdentityLinks>()("@svc/backend
           const changed = yield* sql.withTransaction(
             Effect.gen(function*() {
               const set = yield* repo.setLink({ tenantId, id, expected: current, link: wanted, now })
-              if (set) yield* outbox.subjectLinked({ subjectId: id, ...wanted })
+              if (set)
+                yield* outbox.append({
+                  schema: SubjectLinkedEvent,
+                  type: "subject.linked",
+                  orderKey: id,
+                  data: { subjectId: id, ...wanted }
+                })
               return set
             })
           )
