@@ -1,5 +1,8 @@
 import { databaseUrlProblem, SvcConfigurationError, type SvcOptions } from "@svc/backend"
+import type { Message } from "esbuild"
+import { Predicate } from "effect"
 import { spawnSync } from "node:child_process"
+import { builtinModules } from "node:module"
 import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { resolve } from "node:path"
@@ -48,12 +51,64 @@ const javascriptSyntaxError = (path: string, error: Error) => {
   return unloadable(path, error.message, line, caret === -1 ? undefined : caret + 1)
 }
 
-/** tsx (esbuild) reports `Transform failed with 1 error:\n<path>:<line>:<column>: ERROR: <reason>`. */
-const typescriptSyntaxError = (path: string, error: Error) => {
-  const located = /:(\d+):(\d+): ERROR: (.+)/.exec(error.message)
-  return located === null
-    ? unloadable(path, error.message)
-    : unloadable(path, located[3]!, Number(located[1]), Number(located[2]))
+/**
+ * Imports a TypeScript config as Node imports the same file written as `.mjs`. esbuild compiles it
+ * (its own relative imports bundled in, packages left to Node, which resolves each from the
+ * config's folder exactly as for a `.mjs` config) to one ES module that is imported from memory.
+ * Then esbuild's service process is stopped: nothing of the compiler stays in the server, and the
+ * config is ESM whatever the project's `"type"` says.
+ */
+const packageLookup = { svc: "package" }
+
+/** The first of esbuild's messages a failed build carries. */
+const firstMessage = (error: unknown): Message | undefined =>
+  Predicate.hasProperty(error, "errors") && Array.isArray(error.errors) ? error.errors[0] : undefined
+
+const importTypeScript = async (path: string): Promise<unknown> => {
+  const esbuild = await import("esbuild")
+  const url = pathToFileURL(path).href
+  let code: string
+  try {
+    const result = await esbuild.build({
+      entryPoints: [path],
+      bundle: true,
+      write: false,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      logLevel: "silent",
+      define: { "import.meta.url": JSON.stringify(url) },
+      // Resolve packages as Node does for an ES module: no "module" condition, `main` before `module`.
+      conditions: [],
+      mainFields: ["main"],
+      plugins: [{
+        name: "svc-config-packages",
+        setup: (build) => {
+          // A package import stays an import, of the file it resolves to from the config's folder (a
+          // module imported from memory has no folder to resolve from).
+          build.onResolve({ filter: /^[^./]/ }, async (args) => {
+            if (args.pluginData === packageLookup || builtinModules.includes(args.path.replace(/^node:/, ""))) return
+            const found = await build.resolve(args.path, {
+              kind: args.kind,
+              resolveDir: args.resolveDir,
+              pluginData: packageLookup
+            })
+            return found.errors.length > 0
+              ? { errors: found.errors }
+              : { path: pathToFileURL(found.path).href, external: true }
+          })
+        }
+      }]
+    })
+    code = result.outputFiles[0]?.text ?? ""
+  } catch (error) {
+    const first = firstMessage(error)
+    if (first === undefined) throw unloadable(path, error instanceof Error ? error.message : String(error))
+    throw unloadable(path, first.text, first.location?.line, first.location ? first.location.column + 1 : undefined)
+  } finally {
+    await esbuild.stop()
+  }
+  return import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`)
 }
 
 /** Loads a config module's default export (TypeScript works) or a JSON file. */
@@ -66,17 +121,15 @@ export const loadConfig = async (path: string): Promise<SvcOptions> => {
       throw jsonSyntaxError(path, text, error as Error)
     }
   }
-  const url = pathToFileURL(path).href
   const isTypeScript = /\.[mc]?ts$/.test(path)
   let mod: { default?: unknown }
   try {
-    // TypeScript configs go through tsx (Node 20 cannot strip types); plain JavaScript loads natively.
-    mod = (isTypeScript ? await (await import("tsx/esm/api")).tsImport(url, import.meta.url) : await import(url)) as {
+    // Node 20 cannot strip types: TypeScript configs are compiled first; plain JavaScript loads natively.
+    mod = (isTypeScript ? await importTypeScript(path) : await import(pathToFileURL(path).href)) as {
       default?: unknown
     }
   } catch (error) {
-    if (isTypeScript && error instanceof Error && error.message.startsWith("Transform failed"))
-      throw typescriptSyntaxError(path, error)
+    if (isTypeScript && error instanceof Error && error.message.startsWith("cannot load the config file")) throw error
     if (!isTypeScript && error instanceof SyntaxError) throw javascriptSyntaxError(path, error)
     throw unloadable(path, error instanceof Error ? error.message : String(error))
   }

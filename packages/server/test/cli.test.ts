@@ -1,5 +1,7 @@
 import Database from "better-sqlite3"
-import { writeFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { symlinkSync, writeFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { connect } from "node:net"
@@ -34,6 +36,30 @@ describe("svc serve", () => {
     const { url, output } = await serve(cwd)
     expect(output()).toContain("svc.config.ts")
     expect((await (await fetch(`${url}/status`)).json()).version).toBe("7.7.7-ts")
+  })
+
+  it('loads a .ts config as ESM in a project without "type": "module", with its own imports, and leaves no compiler running', async () => {
+    const cwd = tempDir()
+    // The folder has no package.json (CommonJS by default); the packages come from the repo's node_modules.
+    symlinkSync(fileURLToPath(new URL("../../../node_modules", import.meta.url)), join(cwd, "node_modules"), "dir")
+    writeFileSync(join(cwd, "version.txt"), "8.8.8-ts")
+    writeFileSync(
+      join(cwd, "rules.ts"),
+      `import type { SvcConfigOptions } from "@svc/backend"\n` +
+        `export const rules: NonNullable<SvcConfigOptions["manifest"]>["policyRules"] = [\n` +
+        `  { id: "everyone", match: { default: true }, model: "none", categories: [] }\n]\n`
+    )
+    writeFileSync(
+      join(cwd, "svc.config.ts"),
+      `import { defineConfig } from "@svc/backend"\nimport { readFileSync } from "node:fs"\nimport { rules } from "./rules.js"\n` +
+        `export default defineConfig({\n  database: { dialect: "sqlite", url: ":memory:" },\n` +
+        `  version: readFileSync(new URL("./version.txt", import.meta.url), "utf8"),\n  manifest: { policyRules: rules }\n})\n`
+    )
+    const { child, url } = await serve(cwd)
+    expect((await (await fetch(`${url}/status`)).json()).version).toBe("8.8.8-ts")
+    expect((await (await fetch(`${url}/init`)).json()).policyResolution.policyId).toBe("everyone")
+    // esbuild's service process was stopped once the config was compiled.
+    expect(spawnSync("ps", ["-o", "comm=", "--ppid", String(child.pid)], { encoding: "utf8" }).stdout.trim()).toBe("")
   })
 
   it("lets SVC_DATABASE_URL replace database.url", async () => {

@@ -92,7 +92,7 @@ describe("svc serve: configuration mistakes are named where they are", () => {
       "svc.config.ts"
     )
     expect(stderr).toContain(
-      `svc: cannot load the config file ${join(cwd, "svc.config.ts")}:3:2: Expected "}" but found "version"`
+      `svc: cannot load the config file ${join(cwd, "svc.config.ts")}:3:3: Expected "}" but found "version"`
     )
   })
 
