@@ -1,6 +1,6 @@
-// The import graph's rules, checked by `npm run lint` (dependency-cruiser; docs/decisions.md,
-// "Import graph"). Files within packages/*/src import each other without a cycle, type-only
-// imports included.
+// The import graph's rules, checked by `npm run lint` (dependency-cruiser;
+// docs/adr/0007-no-import-cycles.md). Files within packages/*/src import each other without a
+// cycle, type-only imports included.
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
   forbidden: [
