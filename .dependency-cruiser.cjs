@@ -1,5 +1,5 @@
-// The import graph's rules, checked by `npm run lint` (dependency-cruiser; docs/architecture.md,
-// "Folders"). Files within packages/*/src import each other without a cycle, type-only imports
+// The import graph's rules, checked by `npm run lint` (dependency-cruiser; docs/adr/0007-no-import-cycles.md,
+// docs/architecture.md). Files within packages/*/src import each other without a cycle, type-only imports
 // included, and the folders of packages/backend/src form layers: a folder imports only folders of
 // a lower layer (its own files aside).
 

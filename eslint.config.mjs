@@ -1,4 +1,4 @@
-// Lint: rules that catch real problems (see docs/decisions.md, "Lint and format").
+// Lint: rules that catch real problems (see docs/adr/0008-eslint-for-real-problems.md).
 // Formatting is not checked here but by eslint.format.config.mjs (`npm run format:check`).
 import js from "@eslint/js"
 import tseslint from "typescript-eslint"

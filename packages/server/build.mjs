@@ -6,9 +6,9 @@
 // see namespaceImports). Left external, Node loads each package's whole index (every module
 // of `effect`, fast-check through it, @effect/platform's 3.3 MB Scalar and 1.7 MB Swagger UI
 // sources, the cluster and RPC packages): ~50 MB more memory held for the life of the process
-// (docs/decisions.md, "Memory"). One file, no chunks: a process started before a rebuild never
-// finds its lazily loaded chunk gone. What only a dynamic import reaches (the PostgreSQL and
-// MySQL clients) is evaluated when that path runs.
+// (docs/adr/0002-the-svc-command-runs-one-bundle.md). One file, no chunks: a process started
+// before a rebuild never finds its lazily loaded chunk gone. What only a dynamic import reaches
+// (the PostgreSQL and MySQL clients) is evaluated when that path runs.
 //
 // External: the third-party packages @svc/server declares (each loaded where it is used) and the
 // database drivers (better-sqlite3 is native; pg and mysql2 are what a user upgrades). The bundle

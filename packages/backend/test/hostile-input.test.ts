@@ -1,5 +1,5 @@
-// The hostile-input suite (docs/decisions.md, "Hostile input"): for every route of the HttpApi
-// contract (read from SvcApi, so a new route is covered on its own), the script bundles,
+// The hostile-input suite (docs/adr/0014-hostile-input-property-suite.md): for every route of the
+// HttpApi contract (read from SvcApi, so a new route is covered on its own), the script bundles,
 // /spec.json, /docs and unknown paths, fast-check sends generated bodies, headers, paths and
 // query strings to a real server with API keys, snapshot signing and identity tokens configured.
 // Properties: never a 5xx, never a hang, never a stack trace, SQL or file path in a body, every

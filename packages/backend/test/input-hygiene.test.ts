@@ -1,4 +1,4 @@
-// Input hygiene (docs/decisions.md): control characters, surrounding white space, partial
+// Input hygiene (docs/adr/0017-input-hygiene.md): control characters, surrounding white space, partial
 // preferences, reserved vendor ids and readable error messages, the same on every dialect.
 import { HttpLayerRouter, type HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"

@@ -1,4 +1,4 @@
-// Request bodies (docs/decisions.md, "Hostile input"): every route with a body takes
+// Request bodies (docs/adr/0013-one-request-body-gate.md): every route with a body takes
 // `application/json` and nothing else, needs a body, and refuses nesting past the depth bound
 // with a clean 4xx, before anything is decoded or stored. The same on every dialect and through
 // the web-standard handler.

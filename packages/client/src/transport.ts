@@ -10,7 +10,8 @@ import type { Plain } from "./plain.js"
  * `HttpApi.reflect` (as `HttpApiClient` reads it), turned into plain synchronous functions: encode
  * the request parts with the contract's schemas, build the URL and headers, decode the answer
  * with the schema of its status. The call itself is one `fetch` in the runner's promise code; no
- * Effect runtime runs per call (that cost as much as the request: docs/decisions.md).
+ * Effect runtime runs per call (that cost as much as the request:
+ * docs/adr/0074-client-calls-are-plain-fetch.md).
  */
 
 /** The request parts of a derived-client method (type side without brands; the contract encodes them). */

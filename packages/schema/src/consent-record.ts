@@ -6,7 +6,7 @@ import { Timestamp } from "./time.js"
 /*
  * A consent record modelled on ISO/IEC TS 27560:2023 (consent record information structure, the
  * successor of the Kantara Consent Receipt). Field names are svc's camelCase; each block names the
- * 27560 element it carries. docs/decisions.md ("Data-subject rights") has the full mapping.
+ * 27560 element it carries. docs/adr/0065-iso-27560-consent-record.md has the full mapping.
  */
 
 /** The `schemaVersion` every record carries; a change of shape gets a new one. */

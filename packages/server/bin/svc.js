@@ -4,8 +4,8 @@
 //
 // The Node and V8 flags the server wants belong on this file's first line, its process's own
 // command line (`#!/usr/bin/env -S node --flag`; `@svc/backend` never sets one at run time). It
-// sets none: the ones measured cost throughput for a smaller idle heap (docs/decisions.md,
-// "Nothing process-global (#23)"); `NODE_OPTIONS` takes an operator's own.
+// sets none: the ones measured cost throughput for a smaller idle heap
+// (docs/adr/0038-nothing-process-global.md); `NODE_OPTIONS` takes an operator's own.
 import { existsSync } from "node:fs"
 
 const bundle = new URL("../dist/cli.mjs", import.meta.url)

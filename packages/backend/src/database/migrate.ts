@@ -112,8 +112,8 @@ const onSqlite = (sql: SqlClient.SqlClient) =>
 
 /**
  * Applies pending migrations, safe for any number of replicas starting at once: each dialect
- * serialises them with a lock (see docs/decisions.md, "Migration lock"). With a Postgres `schema`,
- * the schema is created first, under the same lock.
+ * serialises them with a lock (see docs/adr/0023-migration-lock-and-rolling-upgrades.md). With a
+ * Postgres `schema`, the schema is created first, under the same lock.
  */
 export const migrateDatabase = (database: ResolvedConfig["database"]) =>
   Effect.gen(function*() {

@@ -215,7 +215,7 @@ export const compressResponse = (
 
 /**
  * Compression for every svc route: answers are coded per `Accept-Encoding` (see
- * `compressResponse`). `GET /init` is left alone: see "Compression" in docs/decisions.md.
+ * `compressResponse`). `GET /init` is left alone: see docs/adr/0018-response-compression.md.
  */
 const compression = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {

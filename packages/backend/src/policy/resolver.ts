@@ -5,7 +5,7 @@ import { PolicyManifest } from "./manifest.js"
 /** The only policy contract this backend speaks. */
 export const POLICY_CONTRACT = "1"
 
-/** Why a resolution failed (see docs/decisions.md). */
+/** Why a resolution failed (see docs/adr/0044-init-resolution-and-response.md). */
 export type ResolutionFailureReason = "unsupported-contract" | "insufficient-inputs"
 
 export type Resolution =
