@@ -88,8 +88,9 @@ const consumedBody = (req: FrameworkRequest): BodyInit | null | undefined => {
  * // A server of your own that passes only /consent to svc, with the socket address as IP proof.
  * const svc = svcInstance({ database: { dialect: "sqlite", url: "./svc.db" }, basePath: "/consent" })
  * createServer(async (req, res) => {
- *   if (!req.url?.startsWith("/consent/")) return void res.writeHead(404).end()
- *   const response = await svc.handler(toWebRequest(req), { remoteAddress: req.socket.remoteAddress })
+ *   const response = req.url?.startsWith("/consent/")
+ *     ? await svc.handler(toWebRequest(req), { remoteAddress: req.socket.remoteAddress })
+ *     : new Response("Not found", { status: 404 })
  *   await sendWebResponse(response, req, res)
  * }).listen(3000)
  * ```

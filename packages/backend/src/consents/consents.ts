@@ -80,6 +80,8 @@ export interface ConsentVisitor {
  *   switch (error._tag) {
  *     case "Conflict":
  *     case "SubjectConflict":
+ *     case "PolicySnapshotExpired":
+ *     case "PolicySnapshotInvalid":
  *       return 409
  *     case "StalePolicy":
  *       return 422

@@ -54,16 +54,20 @@ const noMatch: Resolution = { status: "no-match", reason: null, key: "no-match" 
  * @example
  * ```ts
  * import { PolicyResolver, resolveOptions, SvcConfig } from "@svc/backend"
+ * import type { PolicyRule } from "@svc/schema"
  * import { Effect, Layer } from "effect"
  *
  * // CI prints which rule each market gets under the config about to be deployed.
- * const config = resolveOptions({ database: { dialect: "sqlite", url: ":memory:" }, manifest: { policyRules: [
+ * const policyRules = [
  *   { id: "eu", match: { countries: ["DE", "FR"] }, model: "opt-in", categories: ["marketing"] },
  *   { id: "california", match: { regions: ["US-CA"] }, model: "opt-out", categories: ["marketing"] }
- * ] } })
+ * ] satisfies ReadonlyArray<PolicyRule>
+ * const config = resolveOptions({ database: { dialect: "sqlite", url: ":memory:" }, manifest: { policyRules } })
  * const markets = Effect.map(PolicyResolver, (resolver) =>
- *   [["DE", null], ["US", "CA"], ["US", "NY"]].map(([country = null, region = null]) =>
- *     `${country}-${region}: ${resolver.resolve({ contract: undefined, country, region }).status}`))
+ *   [["DE", null], ["US", "CA"], ["US", "NY"]].map(([country = null, region = null]) => {
+ *     const resolution = resolver.resolve({ contract: undefined, country, region })
+ *     return `${country} ${region ?? ""}: ${resolution.status === "matched" ? resolution.pack.id : resolution.status}`
+ *   }))
  * const run = markets.pipe(Effect.provide(PolicyResolver.Default), Effect.provide(Layer.succeed(SvcConfig, config)))
  * ```
  */
