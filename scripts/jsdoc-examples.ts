@@ -74,6 +74,8 @@ const program = ts.createProgram(all.map((entry) => entry.file), options)
 const checker = program.getTypeChecker()
 const problems: Array<string> = []
 const examples: Array<Example> = []
+/** Example files by lower-cased path: names that differ only in case must not share one. */
+const taken = new Set<string>()
 
 rmSync(outDir, { recursive: true, force: true })
 for (const entry of all) {
@@ -92,7 +94,11 @@ for (const entry of all) {
       continue
     }
     found.forEach((code, index) => {
-      const file = join(outDir, entry.specifier.replace(/[@/]/g, "_"), `${exported.name}.${index + 1}.ts`)
+      // `SvcInstance` and `svcInstance` would be one file on a case-insensitive file system, and
+      // TypeScript refuses two names that differ only in case on any.
+      let file = join(outDir, entry.specifier.replace(/[@/]/g, "_"), `${exported.name}.${index + 1}.ts`)
+      while (taken.has(file.toLowerCase())) file = file.replace(/\.ts$/, "_.ts")
+      taken.add(file.toLowerCase())
       mkdirSync(dirname(file), { recursive: true })
       writeFileSync(file, `${code}\n\nexport {}\n`)
       examples.push({ owner: `${owner} (@example ${index + 1})`, file })

@@ -2,7 +2,25 @@ import type { Layer } from "effect"
 import type { SvcOptions } from "./config/options.js"
 import { type SvcService, SvcServices } from "./instance/svc-services.js"
 
-/** The options of `SvcTest.layer`: an instance's options, except the database (always in memory). */
+/**
+ * The options of `SvcTest.layer`: an instance's options, except the database (always in memory).
+ *
+ * @example
+ * ```ts
+ * import { expect, it } from "@effect/vitest"
+ * import { Retention } from "@svc/backend"
+ * import { SvcTest, type SvcTestOptions } from "@svc/backend/testing"
+ * import { Effect } from "effect"
+ *
+ * // The app's own retention rules, tested on a fresh in-memory database.
+ * const options: SvcTestOptions = { retention: { ipAddressDays: 30, recordDays: 365 } }
+ * it.effect("a run on an empty database changes nothing", () =>
+ *   Effect.gen(function*() {
+ *     const report = yield* Effect.flatMap(Retention, (retention) => retention.runOnce())
+ *     expect(report.recordsRetired).toBe(0)
+ *   }).pipe(Effect.provide(SvcTest.layer(options))))
+ * ```
+ */
 export type SvcTestOptions = Omit<SvcOptions, "database">
 
 /**
@@ -12,6 +30,7 @@ export type SvcTestOptions = Omit<SvcOptions, "database">
  * against the same rules. Dates come from Effect's `Clock`, so `TestClock` moves them.
  *
  * @example
+ * ```ts
  * import { it } from "@effect/vitest"
  * import { LegalDocuments } from "@svc/backend"
  * import { SvcTest } from "@svc/backend/testing"
@@ -22,6 +41,7 @@ export type SvcTestOptions = Omit<SvcOptions, "database">
  *     const documents = yield* LegalDocuments
  *     yield* documents.publish("privacy_policy", { version: "1", hash: "h1", effectiveDate: new Date(0) })
  *   }).pipe(Effect.provide(SvcTest.layer())))
+ * ```
  */
 export const SvcTest = {
   layer: (options: SvcTestOptions = {}): Layer.Layer<SvcService, unknown> =>

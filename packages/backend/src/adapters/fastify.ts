@@ -9,10 +9,19 @@ export type { SvcSource } from "./instance.js"
 /**
  * svc as a Fastify plugin: its routes under `basePath`, inside their own encapsulated context
  * (whose body parsers are switched off, so svc reads the raw body itself). Register it without
- * a `prefix`, or with one that `basePath` starts with:
+ * a `prefix`, or with one that `basePath` starts with.
  *
+ * @example
  * ```ts
- * await app.register(svcFastify({ database, basePath: "/consent" }))
+ * import { svcFastify } from "@svc/backend/fastify"
+ * import Fastify from "fastify"
+ *
+ * const app = Fastify()
+ * const svc = svcFastify({ database: { dialect: "sqlite", url: "./svc.db" }, basePath: "/consent" }, { migrate: true })
+ * await app.register(svc)
+ * app.post("/orders", async (request) => ({ received: request.body })) // the app's JSON parser still applies here
+ * app.addHook("onClose", () => svc.instance.dispose())
+ * await app.listen({ port: 3000 })
  * ```
  */
 export const svcFastify = (

@@ -10,6 +10,19 @@ export type { SvcSource } from "./instance.js"
 /**
  * A `node:http` request listener that is also Express/Connect middleware: `(req, res, next?)`.
  * `instance` is the svc instance behind it (call `instance.dispose()` on shutdown).
+ *
+ * @example
+ * ```ts
+ * import { svcNode, type SvcNodeListener } from "@svc/backend/node"
+ * import { createServer } from "node:http"
+ *
+ * // On shutdown: stop accepting, then close svc's database pool.
+ * const stopOn = (signal: NodeJS.Signals, server: ReturnType<typeof createServer>, svc: SvcNodeListener) =>
+ *   process.once(signal, () => server.close(() => void svc.instance.dispose()))
+ *
+ * const svc = svcNode({ database: { dialect: "sqlite", url: "./svc.db" } }, { migrate: true })
+ * stopOn("SIGTERM", createServer(svc).listen(3000), svc)
+ * ```
  */
 export interface SvcNodeListener {
   (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void
@@ -63,7 +76,25 @@ const consumedBody = (req: FrameworkRequest): BodyInit | null | undefined => {
   return JSON.stringify(body)
 }
 
-/** The web `Request` for a Node request: the body streams through (the handler bounds it). */
+/**
+ * The web `Request` for a Node request: the body streams through (the handler bounds it).
+ *
+ * @example
+ * ```ts
+ * import { svcInstance } from "@svc/backend"
+ * import { sendWebResponse, toWebRequest } from "@svc/backend/node"
+ * import { createServer } from "node:http"
+ *
+ * // A server of your own that passes only /consent to svc, with the socket address as IP proof.
+ * const svc = svcInstance({ database: { dialect: "sqlite", url: "./svc.db" }, basePath: "/consent" })
+ * createServer(async (req, res) => {
+ *   const response = req.url?.startsWith("/consent/")
+ *     ? await svc.handler(toWebRequest(req), { remoteAddress: req.socket.remoteAddress })
+ *     : new Response("Not found", { status: 404 })
+ *   await sendWebResponse(response, req, res)
+ * }).listen(3000)
+ * ```
+ */
 export const toWebRequest = (req: FrameworkRequest, signal: AbortSignal | null = null): Request => {
   const method = req.method ?? "GET"
   if (!hasBody(method)) return new Request(requestUrl(req), { method, headers: requestHeaders(req, false), signal })
@@ -80,7 +111,21 @@ export const toWebRequest = (req: FrameworkRequest, signal: AbortSignal | null =
   } as RequestInit)
 }
 
-/** Writes a web `Response` to a Node response, streaming the body with backpressure. */
+/**
+ * Writes a web `Response` to a Node response, streaming the body with backpressure.
+ *
+ * @example
+ * ```ts
+ * import { sendWebResponse } from "@svc/backend/node"
+ * import { createServer } from "node:http"
+ *
+ * // Any fetch-style handler served by node:http; HEAD requests get the headers without the body.
+ * const app = async (request: Request) => Response.json({ path: new URL(request.url).pathname })
+ * createServer(async (req, res) => {
+ *   await sendWebResponse(await app(new Request(`http://${req.headers.host}${req.url}`)), req, res)
+ * }).listen(3000)
+ * ```
+ */
 export const sendWebResponse = async (response: Response, req: IncomingMessage, res: ServerResponse): Promise<void> => {
   res.statusCode = response.status
   const cookies = response.headers.getSetCookie()
@@ -99,11 +144,21 @@ export const sendWebResponse = async (response: Response, req: IncomingMessage, 
 /**
  * svc as a `node:http` request listener, Express or Connect middleware. The socket's address is
  * handed to svc for IP proof (configured IP headers still come first); request and response
- * bodies stream, with the 128 KiB request limit applied while reading.
+ * bodies stream, with the 128 KiB request limit applied while reading. As a plain listener:
+ * `createServer(svcNode(options)).listen(3000)`.
  *
+ * @example
  * ```ts
- * createServer(svcNode({ database, basePath: "/consent" }, { migrate: true })).listen(3000)
- * app.use("/consent", svcNode({ database, basePath: "/consent" }))   // Express / Connect
+ * import type { DatabaseOptions } from "@svc/backend"
+ * import { svcNode } from "@svc/backend/node"
+ * import express from "express"
+ *
+ * const app = express()
+ * // Mounted before the body parser; Express keeps the mount path in req.originalUrl, which svc reads.
+ * const database: DatabaseOptions = { dialect: "postgres", url: process.env.DATABASE_URL! }
+ * app.use("/consent", svcNode({ database, basePath: "/consent" }, { migrate: true }))
+ * app.use(express.json())
+ * app.listen(3000)
  * ```
  */
 export const svcNode = (source: SvcSource, layerOptions?: SvcLayerOptions): SvcNodeListener => {

@@ -66,6 +66,16 @@ const urlExamples: Record<string, string> = {
 /**
  * Why `url` is not a database URL for `dialect` (without quoting it), or `undefined`. SQLite
  * takes a file path or `:memory:`.
+ *
+ * @example
+ * ```ts
+ * import { databaseUrlProblem } from "@svc/backend"
+ *
+ * // A setup script checks the URL before writing it into .env; the answer never repeats the URL.
+ * databaseUrlProblem("postgres", "postgres://svc:s3cret@db.internal:5432/svc") // undefined
+ * databaseUrlProblem("mysql", "postgres://svc@db.internal/svc")
+ * // "not a mysql URL; a mysql URL looks like mysql://user:password@host:3306/database"
+ * ```
  */
 export const databaseUrlProblem = (dialect: unknown, url: unknown): string | undefined => {
   if (typeof url !== "string" || url === "") return "must be a non-empty string"

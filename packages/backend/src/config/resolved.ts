@@ -12,7 +12,21 @@ import type {
 } from "./options.js"
 import type { ResolvedTelemetry } from "./telemetry.js"
 
-/** Configuration after validation, with every default applied. The only way services read options. */
+/**
+ * Configuration after validation, with every default applied. The only way services read options.
+ *
+ * @example
+ * ```ts
+ * import { resolveOptions, type ResolvedConfig } from "@svc/backend"
+ *
+ * // A startup line saying what the instance will do, without printing a secret.
+ * const describe = (config: ResolvedConfig) =>
+ *   `tenant ${config.tenantId ?? "(none)"}, ${config.manifest.policyRules.length} policy rules, ` +
+ *   `policy snapshots ${config.policySnapshot === undefined ? "off" : `valid ${config.policySnapshot.ttlSeconds} s`}`
+ *
+ * console.log(describe(resolveOptions({ database: { dialect: "sqlite", url: "./svc.db" }, tenantId: "shop-eu" })))
+ * ```
+ */
 export interface ResolvedConfig {
   readonly database:
     | { readonly _tag: "Url"; readonly dialect: SqlDialect; readonly url: string; readonly schema: string | undefined }
@@ -112,7 +126,26 @@ export interface ResolvedRateLimit {
   readonly trustedIpHeaders: ReadonlyArray<string>
 }
 
-/** The resolved configuration of one svc instance. */
+/**
+ * The resolved configuration of one svc instance: the Effect service every svc service reads its
+ * options from. Provide it (from `resolveOptions`) to build one of svc's services on its own.
+ *
+ * @example
+ * ```ts
+ * import { PolicyManifest, resolveOptions, SvcConfig } from "@svc/backend"
+ * import { Effect, Layer } from "effect"
+ *
+ * // The manifest needs no database: only the configuration.
+ * const config = resolveOptions({
+ *   database: { dialect: "sqlite", url: ":memory:" },
+ *   manifest: { policyRules: [{ id: "eu", match: { countries: ["DE"] }, model: "opt-in", categories: ["marketing"] }] }
+ * })
+ * const revision = Effect.map(PolicyManifest, (manifest) => manifest.revision).pipe(
+ *   Effect.provide(PolicyManifest.Default),
+ *   Effect.provide(Layer.succeed(SvcConfig, config))
+ * )
+ * ```
+ */
 export class SvcConfig extends Context.Tag("@svc/backend/SvcConfig")<SvcConfig, ResolvedConfig>() {}
 
 export const DEFAULT_IP_HEADERS = [
@@ -124,5 +157,20 @@ export const DEFAULT_IP_HEADERS = [
   "fly-client-ip"
 ] as const
 
-/** Largest request body accepted on any route (documented in the README). */
+/**
+ * Largest request body accepted on any route, in bytes (128 KiB, documented in the README); a
+ * larger one is answered `413 PAYLOAD_TOO_LARGE`.
+ *
+ * @example
+ * ```ts
+ * import { MAX_BODY_BYTES, svcInstance } from "@svc/backend"
+ * import { svcNode } from "@svc/backend/node"
+ * import express from "express"
+ *
+ * const app = express()
+ * // A body parser in front of svc must let through every body svc itself accepts.
+ * app.use(express.json({ limit: MAX_BODY_BYTES }))
+ * app.use("/consent", svcNode(svcInstance({ database: { dialect: "sqlite", url: "./svc.db" }, basePath: "/consent" })))
+ * ```
+ */
 export const MAX_BODY_BYTES = 128 * 1024

@@ -394,8 +394,35 @@ export const TelemetryOptions = Schema.Struct({
 
 export const RequestLogLevel = Schema.Literal("all", "warnings", "errors", "none")
 export const LogFormat = Schema.Literal("logfmt", "json", "pretty")
-/** What `observability.requests` and `observability.format` accept (and so `svc serve`'s flags). */
+/**
+ * What `observability.requests` accepts (and so `svc serve --log-requests`): which answered
+ * requests write a log line.
+ *
+ * @example
+ * ```ts
+ * import { REQUEST_LOG_LEVELS, type RequestLogLevel, svcInstance } from "@svc/backend"
+ *
+ * const isLevel = (value: string): value is RequestLogLevel => REQUEST_LOG_LEVELS.some((level) => level === value)
+ * const requests = process.env.LOG_REQUESTS ?? "warnings"
+ * if (!isLevel(requests)) throw new Error(`LOG_REQUESTS: one of ${REQUEST_LOG_LEVELS.join(", ")}`)
+ * const svc = svcInstance({ database: { dialect: "sqlite", url: "./svc.db" }, observability: { requests } })
+ * ```
+ */
 export const REQUEST_LOG_LEVELS = RequestLogLevel.literals
+/**
+ * What `observability.format` accepts (and so `svc serve --log-format`): the log line format.
+ *
+ * @example
+ * ```ts
+ * import { LOG_FORMATS, type ObservabilityOptions } from "@svc/backend"
+ *
+ * // A launcher that refuses a format svc would refuse, before anything starts.
+ * const wanted = process.env.LOG_FORMAT ?? "logfmt"
+ * const format = LOG_FORMATS.find((known) => known === wanted)
+ * if (format === undefined) throw new Error(`LOG_FORMAT: one of ${LOG_FORMATS.join(", ")}`)
+ * const observability: ObservabilityOptions = { format, requests: "errors" }
+ * ```
+ */
 export const LOG_FORMATS = LogFormat.literals
 
 export const ObservabilityOptions = Schema.Struct({

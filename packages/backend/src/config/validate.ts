@@ -78,6 +78,19 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
  * Validates options the way the spec's "Instance options" describes, by decoding them with the
  * options schema, and applies the defaults. Throws one `SvcConfigurationError` listing every
  * problem found.
+ *
+ * @example
+ * ```ts
+ * import { resolveOptions } from "@svc/backend"
+ *
+ * // What an instance with these options runs with: every default filled in.
+ * const config = resolveOptions({
+ *   database: { dialect: "sqlite", url: "./svc.db" },
+ *   policySnapshot: { signingKey: process.env.SVC_SNAPSHOT_KEY! }
+ * })
+ * config.policySnapshot?.ttlSeconds // 1800
+ * config.openapi.specPath // "/spec.json"
+ * ```
  */
 export const resolveOptions = (input: unknown): ResolvedConfig => {
   if (!isRecord(input)) throw new SvcConfigurationError(["options must be an object"])

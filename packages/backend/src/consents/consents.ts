@@ -36,6 +36,25 @@ import { commitPersonalData } from "../transparency/leaf.js"
 /**
  * Who made the act, as far as the calling code knows: what `POST /subjects` reads from the
  * request's headers. Every field is optional; what is missing is stored as unknown.
+ *
+ * @example
+ * ```ts
+ * import { Consents, type ConsentVisitor } from "@svc/backend"
+ * import { SubjectId } from "@svc/schema"
+ * import { Effect } from "effect"
+ * import type { IncomingMessage } from "node:http"
+ *
+ * // What the app's sign-up route knows about the visitor, kept as the record's proof.
+ * const visitorOf = (req: IncomingMessage): ConsentVisitor => ({
+ *   ipAddress: req.socket.remoteAddress,
+ *   userAgent: req.headers["user-agent"],
+ *   gpc: req.headers["sec-gpc"] === "1"
+ * })
+ * export const acceptTerms = (req: IncomingMessage, subjectId: string, userId: string) =>
+ *   Effect.flatMap(Consents, (consents) =>
+ *     consents.record({ type: "terms_and_conditions", domain: "shop.example.com", subjectId: SubjectId.make(subjectId),
+ *       givenAt: new Date(), externalSubjectId: userId }, visitorOf(req)))
+ * ```
  */
 export interface ConsentVisitor {
   /** The visitor's IP address; stored masked (or not at all) as `ipAddress` configures. */
@@ -48,6 +67,32 @@ export interface ConsentVisitor {
   readonly country?: string | undefined
 }
 
+/**
+ * Every way `Consents.record` can fail: the `@svc/api` errors a `POST /subjects` answers with, each
+ * a `Schema.TaggedError` told apart by its `_tag`.
+ *
+ * @example
+ * ```ts
+ * import type { SaveError } from "@svc/backend"
+ *
+ * // The status an app's own save route answers with, as svc's HTTP API does.
+ * const statusOf = (error: SaveError): number => {
+ *   switch (error._tag) {
+ *     case "Conflict":
+ *     case "SubjectConflict":
+ *     case "PolicySnapshotExpired":
+ *     case "PolicySnapshotInvalid":
+ *       return 409
+ *     case "StalePolicy":
+ *       return 422
+ *     case "DatabaseError":
+ *       return 503
+ *     default:
+ *       return 400
+ *   }
+ * }
+ * ```
+ */
 export type SaveError =
   | Conflict
   | SubjectConflict
@@ -84,6 +129,7 @@ const validateSave = Schema.validate(SaveConsentRequest, { errors: "all" })
  * judges policy snapshots.
  *
  * @example
+ * ```ts
  * import { Consents } from "@svc/backend"
  * import { SubjectId } from "@svc/schema"
  * import { Effect } from "effect"
@@ -96,6 +142,7 @@ const validateSave = Schema.validate(SaveConsentRequest, { errors: "all" })
  *         givenAt: new Date(), externalSubjectId: userId },
  *       { ipAddress: ip }
  *     ))
+ * ```
  */
 export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents", {
   dependencies: [

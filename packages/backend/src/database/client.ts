@@ -6,6 +6,20 @@ import type { ResolvedConfig } from "../config/resolved.js"
  * The `SqlClient` layer for the configured database: one of the three drivers, or the host
  * application's own layer. Only the configured driver is loaded (each weighs tens of MB).
  * Column names are used as written (snake_case) on every dialect.
+ *
+ * @example
+ * ```ts
+ * import { SqlClient } from "@effect/sql"
+ * import { resolveOptions, sqlClientLayer } from "@svc/backend"
+ * import { Effect, Schedule } from "effect"
+ *
+ * // A deploy job waits until svc's database answers, with the same connection settings as svc.
+ * const { database } = resolveOptions({ database: { dialect: "postgres", url: process.env.DATABASE_URL! } })
+ * const databaseUp = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`).pipe(
+ *   Effect.provide(sqlClientLayer(database)),
+ *   Effect.retry(Schedule.spaced("2 seconds").pipe(Schedule.upTo("1 minute")))
+ * )
+ * ```
  */
 export const sqlClientLayer = (database: ResolvedConfig["database"]): Layer.Layer<SqlClient.SqlClient, unknown> => {
   if (database._tag === "Layer") return database.layer

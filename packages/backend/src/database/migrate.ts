@@ -114,6 +114,17 @@ const onSqlite = (sql: SqlClient.SqlClient) =>
  * Applies pending migrations, safe for any number of replicas starting at once: each dialect
  * serialises them with a lock (see docs/adr/0023-migration-lock-and-rolling-upgrades.md). With a
  * Postgres `schema`, the schema is created first, under the same lock.
+ *
+ * @example
+ * ```ts
+ * import { migrateDatabase, resolveOptions, sqlClientLayer } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // What `svc migrate` does, from a deploy script: apply what is pending and say what it was.
+ * const { database } = resolveOptions({ database: { dialect: "mysql", url: process.env.DATABASE_URL! } })
+ * const applied = await Effect.runPromise(migrateDatabase(database).pipe(Effect.provide(sqlClientLayer(database))))
+ * console.log(applied.length === 0 ? "up to date" : applied.map(([id, name]) => `${id}-${name}`).join(", "))
+ * ```
  */
 export const migrateDatabase = (database: ResolvedConfig["database"]) =>
   Effect.gen(function*() {

@@ -13,6 +13,22 @@ export const newDeliveryId = () => `dlv_${randomBytes(16).toString("base64url")}
  * One event a feature reports: `schema` is the event's envelope in `@svc/schema`
  * (`{ id, type, occurredAt, tenantId, data }`); the outbox fills in all but `data`.
  * `orderKey` groups the events whose order is kept (a subject's, a document type's).
+ *
+ * @example
+ * ```ts
+ * import type { PendingEvent } from "@svc/backend"
+ * import { SubjectLinkedEvent } from "@svc/schema"
+ *
+ * type Linked = PendingEvent<typeof SubjectLinkedEvent.Type, typeof SubjectLinkedEvent.Encoded>
+ *
+ * // A subject's link, as an event kept in order with the subject's other events.
+ * const linked = (subjectId: string, externalId: string): Linked => ({
+ *   schema: SubjectLinkedEvent,
+ *   type: "subject.linked",
+ *   orderKey: subjectId,
+ *   data: { subjectId, externalId, identityProvider: "external", verified: true }
+ * })
+ * ```
  */
 export interface PendingEvent<A extends { readonly data: unknown }, I> {
   readonly schema: Schema.Schema<A, I>
@@ -26,6 +42,27 @@ export interface PendingEvent<A extends { readonly data: unknown }, I> {
  * and `append` writes it (and one pending delivery per sink that takes its type) with the
  * caller's SQL client. Called inside the caller's `sql.withTransaction`, the event commits or
  * rolls back with the fact it reports. With no sink taking the type, nothing is written.
+ *
+ * @example
+ * ```ts
+ * import { SqlClient } from "@effect/sql"
+ * import { EventOutbox } from "@svc/backend"
+ * import { type LegalDocumentRelease, LegalDocumentPublishedEvent } from "@svc/schema"
+ * import { Effect } from "effect"
+ *
+ * // The event commits with the fact it reports, or not at all; deliveries start once it has committed.
+ * const announce = (release: LegalDocumentRelease) =>
+ *   Effect.gen(function*() {
+ *     const sql = yield* SqlClient.SqlClient
+ *     const outbox = yield* EventOutbox
+ *     yield* sql.withTransaction(outbox.append({
+ *       schema: LegalDocumentPublishedEvent,
+ *       type: "legal_document.published",
+ *       orderKey: `legal:${release.type}`,
+ *       data: release
+ *     }))
+ *   })
+ * ```
  */
 export class EventOutbox extends Effect.Service<EventOutbox>()("@svc/backend/EventOutbox", {
   dependencies: [EventsRepo.Default],

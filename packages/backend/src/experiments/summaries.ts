@@ -38,7 +38,21 @@ const foldArms = (rows: ReadonlyArray<ArmCountRow>, medians: ReadonlyMap<string,
   }))
 }
 
-/** A summary window's end: an ISO 8601 date or date-time (a bare `to` date covers its whole UTC day), or a `Date`. */
+/**
+ * A summary window's end: an ISO 8601 date or date-time (a bare `to` date covers its whole UTC day), or a `Date`.
+ *
+ * @example
+ * ```ts
+ * import { Experiments, type SummaryBound } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // The last seven days up to now; "2026-01-31" would do as a bound as well.
+ * const lastWeek = (now: Date): { readonly from: SummaryBound; readonly to: SummaryBound } =>
+ *   ({ from: new Date(now.getTime() - 7 * 86_400_000), to: now })
+ * export const weekly = Effect.flatMap(Experiments, (experiments) =>
+ *   experiments.summary("banner-copy", { ...lastWeek(new Date()), domain: "www.example.com" }))
+ * ```
+ */
 export type SummaryBound = string | Date
 
 const boundText = (bound: SummaryBound | undefined): string | undefined =>
@@ -49,11 +63,13 @@ const boundText = (bound: SummaryBound | undefined): string | undefined =>
  * from the `experiment`, `action`, `surface` and `timeToDecisionMs` of recorded acts.
  *
  * @example
+ * ```ts
  * import { Experiments } from "@svc/backend"
  * import { Effect } from "effect"
  *
  * const january = Effect.flatMap(Experiments, (experiments) =>
  *   experiments.summary("banner-copy", { from: "2026-01-01", to: "2026-01-31", domain: "example.com" }))
+ * ```
  */
 export class Experiments extends Effect.Service<Experiments>()("@svc/backend/Experiments", {
   effect: Effect.gen(function*() {

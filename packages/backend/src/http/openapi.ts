@@ -30,6 +30,20 @@ const scriptPath = (summary: string) => ({
 /**
  * The OpenAPI document: every HttpApi route, plus the raw routes the HttpApi cannot describe
  * (the document itself and the enabled script bundles).
+ *
+ * @example
+ * ```ts
+ * import { openApiDocument, resolveOptions } from "@svc/backend"
+ * import { writeFileSync } from "node:fs"
+ *
+ * // CI writes the document the instance will serve, for the API gateway and for client generators.
+ * const config = resolveOptions({
+ *   database: { dialect: "sqlite", url: ":memory:" },
+ *   basePath: "/consent",
+ *   openapi: { title: "Example Inc. consent API" }
+ * })
+ * writeFileSync("openapi.json", JSON.stringify(openApiDocument(config), null, 2))
+ * ```
  */
 export const openApiDocument = (config: ResolvedConfig) => {
   const spec = OpenApi.fromApi(configuredApi(config))

@@ -22,6 +22,23 @@ export const DEFAULT_IDENTITY_PROVIDER = "external"
 /** How a request proved (or failed to prove) the identity it names. */
 export type IdentityProof = "api-key" | "token" | "none" | "bad-token"
 
+/**
+ * A subject's identity link as `Subjects.link` answers it: the subject, the user it is linked to,
+ * the identity provider, and whether the link is verified.
+ *
+ * @example
+ * ```ts
+ * import { type LinkedSubject, Subjects } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * const describe = (link: LinkedSubject) =>
+ *   `${link.id} is ${link.identityProvider}:${link.externalId}${link.verified ? " (verified)" : ""}`
+ * // After sign-in: the browser's subject belongs to the account from now on.
+ * export const onSignIn = (subjectId: string, userId: string) =>
+ *   Effect.flatMap(Subjects, (subjects) => subjects.link(subjectId, { externalId: userId, identityProvider: "auth0" }))
+ *     .pipe(Effect.tap((link) => Effect.log(describe(link))))
+ * ```
+ */
 export interface LinkedSubject {
   readonly id: SubjectId
   readonly externalId: string

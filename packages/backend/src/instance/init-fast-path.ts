@@ -12,17 +12,57 @@ import { edgeHeaders, logAnswered, logUnhandled, requestIdOf } from "../http/edg
 import { errorBody } from "../http/error-response.js"
 import { shouldLog } from "../http/request-log.js"
 
-/** A fast-path answer, ready to be written: status, headers (without `content-length`), body. */
+/**
+ * A fast-path answer, ready to be written: status, headers (without `content-length`), body.
+ *
+ * @example
+ * ```ts
+ * import type { FastInitAnswer } from "@svc/backend"
+ * import type { ServerResponse } from "node:http"
+ *
+ * // Writing an answer to node:http: the length is the body's byte length, not its string length.
+ * const write = (res: ServerResponse, { status, headers, body }: FastInitAnswer) => {
+ *   res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(body) })
+ *   res.end(body)
+ * }
+ * ```
+ */
 export interface FastInitAnswer {
   readonly status: number
   readonly headers: Record<string, string>
   readonly body: string
 }
 
-/** A request's headers as node:http reads them (lower-case names). */
+/**
+ * A request's headers as node:http reads them (lower-case names).
+ *
+ * @example
+ * ```ts
+ * import { InitFastPath, type IncomingHeaders } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // A smoke test asks the fast path what a French visitor with GPC on would get.
+ * const headers: IncomingHeaders = { "cf-ipcountry": "FR", "accept-language": "fr-FR,fr;q=0.9", "sec-gpc": "1" }
+ * const french = Effect.flatMap(InitFastPath, (fast) =>
+ *   Effect.promise(async () => (await fast.answer?.("", headers, "198.51.100.23"))?.status))
+ * ```
+ */
 export type IncomingHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
-/** Answers a plain `GET /init` (see `InitFastPath`), or declines with `undefined`. */
+/**
+ * Answers a plain `GET /init` (see `InitFastPath`), or declines with `undefined`.
+ *
+ * @example
+ * ```ts
+ * import type { InitFastAnswer } from "@svc/backend"
+ *
+ * // Times each answer; declines exactly when the wrapped answer declines.
+ * const timed = (answer: InitFastAnswer, record: (ms: number) => void): InitFastAnswer => (query, headers, peer) => {
+ *   const started = performance.now()
+ *   return answer(query, headers, peer)?.finally(() => record(performance.now() - started))
+ * }
+ * ```
+ */
 export type InitFastAnswer = (
   rawQuery: string,
   headers: IncomingHeaders,
@@ -43,6 +83,23 @@ export type InitFastAnswer = (
  * and counted (`declined`; `svc_init_fast_path_declines_total` with telemetry). Nothing is ever
  * run twice. With a rate limit on `/init` the limiter (pipeline middleware) must see every
  * request, so `answer` is `undefined`: said once at startup.
+ *
+ * @example
+ * ```ts
+ * import type { InitFastPath } from "@svc/backend"
+ * import type { IncomingMessage, ServerResponse } from "node:http"
+ *
+ * type Listener = (req: IncomingMessage, res: ServerResponse) => void
+ * // Plain GET /init answered in front of the Effect pipeline; everything else, and every decline, goes on.
+ * const withFastInit = (fast: InitFastPath["Type"], pipeline: Listener): Listener => (req, res) => {
+ *   const [path, query = ""] = (req.url ?? "/").split("?", 2)
+ *   const answer = req.method === "GET" && path === fast.path
+ *     ? fast.answer?.(query, req.headers, req.socket.remoteAddress)
+ *     : undefined
+ *   if (answer === undefined) return pipeline(req, res)
+ *   answer.then(({ status, headers, body }) => res.writeHead(status, headers).end(body), () => res.destroy())
+ * }
+ * ```
  */
 export class InitFastPath extends Context.Tag("@svc/backend/InitFastPath")<InitFastPath, {
   /** The path answered: `<basePath>/init`. */
@@ -70,7 +127,20 @@ const queryOf = (rawQuery: string) => {
 
 const internalError = errorBody("INTERNAL_ERROR", "Internal server error")
 
-/** The fast path of an instance: built with the instance's services (see `makeServerSvcLayer`). */
+/**
+ * The fast path of an instance: built with the instance's services (see `makeServerSvcLayer`).
+ *
+ * @example
+ * ```ts
+ * import { InitFastPath, InitFastPathLive } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // A diagnostics endpoint: how much of the /init traffic took the fast path. What it needs (SvcConfig,
+ * // PolicyInit and the IP lookup) comes from the instance's layer, as makeServerSvcLayer provides it.
+ * const fastPathStats = Effect.map(InitFastPath, (fast) => ({ answered: fast.answered(), declined: fast.declined() }))
+ *   .pipe(Effect.provide(InitFastPathLive))
+ * ```
+ */
 export const InitFastPathLive: Layer.Layer<InitFastPath, never, SvcConfig | PolicyInit | GeoIp> = Layer.effect(
   InitFastPath,
   Effect.gen(function*() {

@@ -19,6 +19,24 @@ import { Draining } from "../health/draining.js"
 import { HandlersLive } from "./handlers.js"
 import { makeServicesLayer } from "./svc-services.js"
 
+/**
+ * How an instance's layer is built: whether it migrates first, and how the host tells it that it
+ * is draining for shutdown.
+ *
+ * @example
+ * ```ts
+ * import { svcInstance, type SvcLayerOptions } from "@svc/backend"
+ *
+ * // From SIGTERM on, /health/ready answers 503 so the load balancer stops sending new requests.
+ * let stopping = false
+ * const layerOptions: SvcLayerOptions = { migrate: true, draining: () => stopping }
+ * const svc = svcInstance({ database: { dialect: "sqlite", url: "./svc.db" } }, layerOptions)
+ * process.once("SIGTERM", () => {
+ *   stopping = true
+ *   setTimeout(() => void svc.dispose(), 10_000)
+ * })
+ * ```
+ */
 export interface SvcLayerOptions {
   /** Apply pending migrations while the layer is built (before the first request is served). */
   readonly migrate?: boolean
@@ -37,6 +55,23 @@ const hostReferences = (options: SvcLayerOptions) =>
  * All routes of one svc instance, registered on the `HttpLayerRouter` the host provides, with
  * the instance's own configuration, database and services (`makeServicesLayer`, what
  * `SvcServices.layer` provides) built inside.
+ *
+ * @example
+ * ```ts
+ * import { HttpLayerRouter } from "@effect/platform"
+ * import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+ * import { makeSvcLayer, resolveOptions } from "@svc/backend"
+ * import { Layer } from "effect"
+ * import { createServer } from "node:http"
+ *
+ * // `svcInstance(options).layer` in two steps: the options checked once, then the routes.
+ * const config = resolveOptions({ database: { dialect: "sqlite", url: "./svc.db" }, basePath: "/consent" })
+ * HttpLayerRouter.serve(makeSvcLayer(config, { migrate: true })).pipe(
+ *   Layer.provide(NodeHttpServer.layer(createServer, { port: 3000 })),
+ *   Layer.launch,
+ *   NodeRuntime.runMain
+ * )
+ * ```
  */
 export const makeSvcLayer = (
   config: ResolvedConfig,
@@ -89,6 +124,17 @@ const routesWith = <A>(
 /**
  * What the bundled server and `svcInstance().handler` serve: the routes plus a fallback that
  * answers unknown routes with the spec's 404 body. A host app composing `makeSvcLayer` keeps its own.
+ *
+ * @example
+ * ```ts
+ * import { HttpLayerRouter } from "@effect/platform"
+ * import { makeStandaloneSvcLayer, resolveOptions } from "@svc/backend"
+ *
+ * // svc alone behind a fetch-style server (Bun, Deno, a worker): unknown paths get svc's 404 body.
+ * const config = resolveOptions({ database: { dialect: "sqlite", url: "./svc.db" } })
+ * const { handler, dispose } = HttpLayerRouter.toWebHandler(makeStandaloneSvcLayer(config, { migrate: true }))
+ * export default { fetch: (request: Request) => handler(request) }
+ * ```
  */
 export const makeStandaloneSvcLayer = (config: ResolvedConfig, options: SvcLayerOptions = {}) =>
   Layer.merge(makeSvcLayer(config, options), notFoundFallback(config))
@@ -96,6 +142,20 @@ export const makeStandaloneSvcLayer = (config: ResolvedConfig, options: SvcLayer
 /**
  * What the bundled Node server (`@svc/server`) runs: the standalone routes and, built with the
  * same services, the `InitFastPath` it answers plain `GET /init` with in front of the pipeline.
+ *
+ * @example
+ * ```ts
+ * import { HttpLayerRouter } from "@effect/platform"
+ * import { InitFastPath, makeServerSvcLayer, resolveOptions } from "@svc/backend"
+ * import { Effect, Layer } from "effect"
+ *
+ * // A Node server of your own: the router's routes, and the fast path to put in front of them.
+ * const config = resolveOptions({ database: { dialect: "sqlite", url: "./svc.db" } })
+ * const routes = makeServerSvcLayer(config, { migrate: true })
+ * const fastInit = Effect.map(InitFastPath, (fast) => fast.answer).pipe(
+ *   Effect.provide(Layer.provideMerge(routes, HttpLayerRouter.layer))
+ * )
+ * ```
  */
 export const makeServerSvcLayer = (
   config: ResolvedConfig,

@@ -8,7 +8,20 @@ import { PeerAddress, PeerAddressLive } from "../http/peer-address.js"
 import type { InitFastPath } from "./init-fast-path.js"
 import { makeServerSvcLayer, makeStandaloneSvcLayer, makeSvcLayer, type SvcLayerOptions } from "./layer.js"
 
-/** What a host server knows about a request beyond the web `Request` itself. */
+/**
+ * What a host server knows about a request beyond the web `Request` itself.
+ *
+ * @example
+ * ```ts
+ * import { svcInstance, type SvcRequestContext } from "@svc/backend"
+ * import type { IncomingMessage } from "node:http"
+ *
+ * const svc = svcInstance({ database: { dialect: "sqlite", url: "./svc.db" }, ipAddress: { ipAddressHeaders: [] } })
+ * // The socket's address is the visitor's IP proof; a header could be forged, the socket cannot.
+ * const contextOf = (req: IncomingMessage): SvcRequestContext => ({ remoteAddress: req.socket.remoteAddress })
+ * export const handle = (request: Request, req: IncomingMessage) => svc.handler(request, contextOf(req))
+ * ```
+ */
 export interface SvcRequestContext {
   /**
    * The TCP peer's address (e.g. `req.socket.remoteAddress`), used for IP proof when no
@@ -17,6 +30,22 @@ export interface SvcRequestContext {
   readonly remoteAddress?: string | undefined
 }
 
+/**
+ * One svc instance, built by `svcInstance`: a web-standard `handler`, the same routes as Effect
+ * layers for an Effect app, and `dispose` to close what it opened.
+ *
+ * @example
+ * ```ts
+ * import { svcInstance, type SvcInstance } from "@svc/backend"
+ *
+ * // Edge-style routing: paths under the instance's basePath are svc's, the rest the app's.
+ * const route = (svc: SvcInstance, app: (request: Request) => Promise<Response>) => (request: Request) =>
+ *   new URL(request.url).pathname.startsWith(`${svc.basePath}/`) ? svc.handler(request) : app(request)
+ *
+ * const svc = svcInstance({ database: { dialect: "sqlite", url: "./svc.db" }, basePath: "/consent" })
+ * export default { fetch: route(svc, async () => new Response("the app", { status: 200 })) }
+ * ```
+ */
 export interface SvcInstance {
   /** Web-standard handler: mount it in any framework that speaks Request/Response. */
   readonly handler: (request: Request, context?: SvcRequestContext) => Promise<Response>
@@ -86,6 +115,21 @@ const limitBody = async (request: Request): Promise<Request | Response> => {
 /**
  * Builds an svc instance. Validates every option first and throws one `SvcConfigurationError`
  * listing all problems; nothing connects until the first request (or until `layer` is built).
+ *
+ * @example
+ * ```ts
+ * import { svcInstance } from "@svc/backend"
+ *
+ * const svc = svcInstance({
+ *   database: { dialect: "postgres", url: process.env.DATABASE_URL! },
+ *   apiKeys: [process.env.SVC_API_KEY!],
+ *   policySnapshot: { signingKey: process.env.SVC_SNAPSHOT_KEY! }
+ * }, { migrate: true })
+ *
+ * const status = await svc.handler(new Request("http://localhost/status"))
+ * console.log(status.status, await status.json())
+ * await svc.dispose()
+ * ```
  */
 export const svcInstance = (options: SvcOptions, layerOptions: SvcLayerOptions = {}): SvcInstance => {
   const config = resolveOptions(options)

@@ -20,7 +20,21 @@ import { Retention } from "../retention/purge.js"
 import { Subjects } from "../subjects/subjects.js"
 import { ServicesLive } from "./services.js"
 
-/** What `SvcServices.layer` provides: svc's public services, its resolved configuration and its `SqlClient`. */
+/**
+ * What `SvcServices.layer` provides: svc's public services, its resolved configuration and its `SqlClient`.
+ *
+ * @example
+ * ```ts
+ * import { type SvcService, SvcServices } from "@svc/backend"
+ * import { SvcTest } from "@svc/backend/testing"
+ * import type { Layer } from "effect"
+ *
+ * // The app's tests run on an in-memory database; everything else on Postgres. Both provide the same services.
+ * const SvcLive: Layer.Layer<SvcService, unknown> = process.env.NODE_ENV === "test"
+ *   ? SvcTest.layer()
+ *   : SvcServices.layer({ database: { dialect: "postgres", url: process.env.DATABASE_URL! } })
+ * ```
+ */
 export type SvcService =
   | Consents
   | Subjects
@@ -33,6 +47,19 @@ export type SvcService =
   | SvcConfig
   | SqlClient.SqlClient
 
+/**
+ * How `SvcServices.layer` treats the database schema while the layer is built.
+ *
+ * @example
+ * ```ts
+ * import { type DatabaseOptions, SvcServices, type SvcServicesOptions } from "@svc/backend"
+ *
+ * // Locally the layer applies pending migrations; in production a deploy job runs `svc migrate` first.
+ * const layerOptions: SvcServicesOptions = { migrate: process.env.NODE_ENV !== "production" }
+ * const database: DatabaseOptions = { dialect: "postgres", url: process.env.DATABASE_URL! }
+ * const SvcLive = SvcServices.layer({ database }, layerOptions)
+ * ```
+ */
 export interface SvcServicesOptions {
   /** Apply pending migrations while the layer is built (before any service is used). */
   readonly migrate?: boolean | undefined
@@ -78,6 +105,19 @@ const resolved = (options: SvcOptions): Effect.Effect<ResolvedConfig, SvcConfigu
  * svc as an Effect library: its services with no HTTP in between, for an app that records the
  * consent ticked in its own sign-up form, checks consent in a job or publishes a legal document
  * from a deploy script.
+ *
+ * @example
+ * ```ts
+ * import { LegalDocuments, SvcServices } from "@svc/backend"
+ * import { Effect, ManagedRuntime } from "effect"
+ *
+ * // A script: one runtime holding svc's services, used once and disposed.
+ * const svc = ManagedRuntime.make(SvcServices.layer({ database: { dialect: "sqlite", url: "./svc.db" } }))
+ * const current = Effect.flatMap(LegalDocuments, (documents) => documents.current("privacy_policy"))
+ * const policy = await svc.runPromise(current)
+ * console.log(`privacy policy ${policy.version}, effective ${policy.effectiveDate.toISOString()}`)
+ * await svc.dispose()
+ * ```
  */
 export const SvcServices = {
   /**
@@ -89,12 +129,15 @@ export const SvcServices = {
    * Invalid options fail the layer with `SvcConfigurationError`.
    *
    * @example
-   * import { Consents, SvcServices } from "@svc/backend"
+   * ```ts
+   * import { Subjects, SvcServices } from "@svc/backend"
    * import { Effect } from "effect"
    *
    * const SvcLive = SvcServices.layer({ database: { dialect: "sqlite", url: "./svc.db" } }, { migrate: true })
-   * const program = Effect.flatMap(Consents, (consents) => Effect.log(typeof consents.record))
-   * Effect.runPromise(Effect.provide(program, SvcLive))
+   * // An access request answered from a support tool: everything svc holds about user-42.
+   * const program = Effect.flatMap(Subjects, (subjects) => subjects.export({ externalId: "user-42" }))
+   * const data = await Effect.runPromise(Effect.provide(program, SvcLive))
+   * ```
    */
   layer: (
     options: SvcOptions,

@@ -46,6 +46,7 @@ const validatePublish = Schema.validate(PublishLegalDocumentRequest, { errors: "
  * followed by `_<suffix>`.
  *
  * @example
+ * ```ts
  * import { LegalDocuments } from "@svc/backend"
  * import { Effect } from "effect"
  *
@@ -54,6 +55,7 @@ const validatePublish = Schema.validate(PublishLegalDocumentRequest, { errors: "
  *   documents.publish("privacy_policy", {
  *     version: "2026-02", hash: "sha256-3f1c…", effectiveDate: new Date("2026-02-01")
  *   }))
+ * ```
  */
 export class LegalDocuments extends Effect.Service<LegalDocuments>()("@svc/backend/LegalDocuments", {
   dependencies: [LegalDocumentsRepo.Default, EventOutbox.Default],

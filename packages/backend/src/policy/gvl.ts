@@ -5,13 +5,46 @@ import { SvcConfig } from "../config/resolved.js"
 
 export class GvlLoadError extends Data.TaggedError("GvlLoadError")<{ readonly message: string }> {}
 
-/** Where the Global Vendor List comes from: a file or an HTTP endpoint. Yields the raw JSON. */
+/**
+ * Where the Global Vendor List comes from: a file or an HTTP endpoint. Yields the raw JSON.
+ *
+ * @example
+ * ```ts
+ * import { GvlSource, gvlUrlSource } from "@svc/backend"
+ * import { Gvl } from "@svc/schema"
+ * import { Effect, Schema } from "effect"
+ *
+ * // Whatever the source, its JSON decodes with the `Gvl` schema.
+ * const vendorCount = Effect.flatMap(GvlSource, (source) => source.fetch).pipe(
+ *   Effect.flatMap(Schema.decodeUnknown(Gvl)),
+ *   Effect.map((gvl) => Object.keys(gvl.vendors).length)
+ * )
+ * const iab = gvlUrlSource("https://vendor-list.consensu.org/v3/vendor-list.json", 10_000)
+ * const live = vendorCount.pipe(Effect.provide(iab))
+ * ```
+ */
 export class GvlSource extends Context.Tag("@svc/backend/GvlSource")<GvlSource, {
   /** For logs: the file path, or the URL without its query string. */
   readonly describe: string
   readonly fetch: Effect.Effect<unknown, GvlLoadError>
 }>() {}
 
+/**
+ * A `GvlSource` that reads the Global Vendor List from a JSON file (the `gvl.file` option).
+ *
+ * @example
+ * ```ts
+ * import { GvlSource, gvlFileSource } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // CI checks the vendor list committed with the site before it is deployed.
+ * const readable = Effect.flatMap(GvlSource, (source) => source.fetch).pipe(
+ *   Effect.provide(gvlFileSource("./config/vendor-list.json")),
+ *   Effect.as(true),
+ *   Effect.catchTag("GvlLoadError", (error) => Effect.as(Effect.logError(error.message), false))
+ * )
+ * ```
+ */
 export const gvlFileSource = (path: string) =>
   Layer.succeed(GvlSource, {
     describe: path,
@@ -21,6 +54,22 @@ export const gvlFileSource = (path: string) =>
     })
   })
 
+/**
+ * A `GvlSource` that fetches the Global Vendor List from an HTTP endpoint within `timeoutMs` (the
+ * `gvl.endpoint` option).
+ *
+ * @example
+ * ```ts
+ * import { GvlSource, gvlUrlSource } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // A deploy check: does the IAB endpoint answer within 5 s from this network?
+ * const reachable = Effect.flatMap(GvlSource, (source) => source.fetch).pipe(
+ *   Effect.provide(gvlUrlSource("https://vendor-list.consensu.org/v3/vendor-list.json", 5_000)),
+ *   Effect.match({ onFailure: (error) => error.message, onSuccess: () => "ok" })
+ * )
+ * ```
+ */
 export const gvlUrlSource = (url: string, timeoutMs: number) => {
   const describe = url.replace(/[?#].*$/, "")
   return Layer.succeed(GvlSource, {
@@ -69,6 +118,22 @@ export const parseVendorHeader = (header: string | undefined): ReadonlyArray<num
  * The server-side Global Vendor List: loaded when the instance starts (bounded by `timeoutMs`),
  * refreshed every `refreshIntervalSeconds`, and kept at the last good copy when the source fails
  * or sends something that is not a vendor list. Until a first copy loads, retries come sooner.
+ *
+ * @example
+ * ```ts
+ * import { resolveOptions, SvcConfig, VendorList } from "@svc/backend"
+ * import { Effect, Layer } from "effect"
+ *
+ * // The vendor list version /init serves now (undefined until a first copy has loaded).
+ * const config = resolveOptions({
+ *   database: { dialect: "sqlite", url: ":memory:" },
+ *   gvl: { file: "./gvl/vendor-list.json" }
+ * })
+ * const version = Effect.map(VendorList, (list) => list.current()?.vendorListVersion).pipe(
+ *   Effect.provide(VendorList.Default),
+ *   Effect.provide(Layer.succeed(SvcConfig, config))
+ * )
+ * ```
  */
 export class VendorList extends Effect.Service<VendorList>()("@svc/backend/VendorList", {
   scoped: Effect.gen(function*() {

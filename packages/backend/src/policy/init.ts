@@ -10,7 +10,22 @@ import { type Resolution, PolicyResolver } from "./resolver.js"
 import { logReport, SessionReports, type Visitor } from "./sessions.js"
 import { PolicySnapshots } from "./snapshots.js"
 
-/** Where the visitor is, as `/init` resolves and echoes it, and where that came from. */
+/**
+ * Where the visitor is, as `/init` resolves and echoes it, and where that came from.
+ *
+ * @example
+ * ```ts
+ * import type { InitLocation } from "@svc/backend"
+ *
+ * // The location a Cloudflare worker already knows, in the shape /init resolves from.
+ * const fromCloudflare = (headers: Headers): InitLocation => {
+ *   const country = headers.get("cf-ipcountry")
+ *   return country === null || country === "XX"
+ *     ? { country: null, region: null, source: "none" }
+ *     : { country, region: headers.get("cf-region-code"), source: "header" }
+ * }
+ * ```
+ */
 export interface InitLocation {
   readonly country: string | null
   readonly region: string | null
@@ -20,6 +35,24 @@ export interface InitLocation {
 /**
  * What one `GET /init` asks, read from its query and headers once by the HTTP side
  * (`init-request.ts`): the service never sees headers.
+ *
+ * @example
+ * ```ts
+ * import type { InitRequest } from "@svc/backend"
+ *
+ * // A preview for QA: the country and language a tester picks; not a page view, so no session report.
+ * const preview = (country: string, language: string): InitRequest => ({
+ *   contract: undefined,
+ *   location: { country, region: null, source: "override" },
+ *   gpc: false,
+ *   acceptLanguage: language,
+ *   experiment: null,
+ *   journey: null,
+ *   vendorIds: undefined,
+ *   pageView: false,
+ *   visitor: { read: () => ({ userAgent: null, ipAddress: null }) }
+ * })
+ * ```
  */
 export interface InitRequest {
   /** The policy contract the caller was built for (`contract`, else `X-SVC-Policy-Contract`). */
@@ -45,7 +78,24 @@ export interface LazyVisitor {
   read(): Visitor
 }
 
-/** What the handler needs back: the encoded body, plus facts for the request's log event. */
+/**
+ * What the handler needs back: the encoded body, plus facts for the request's log event.
+ *
+ * @example
+ * ```ts
+ * import type { InitAnswer } from "@svc/backend"
+ *
+ * // A response of the app's own: the body is encoded already; the resolution says which rule answered.
+ * const toResponse = (answer: InitAnswer) =>
+ *   new Response(answer.body, {
+ *     headers: {
+ *       "content-type": "application/json",
+ *       "content-language": answer.language,
+ *       "x-policy-rule": answer.resolution.status === "matched" ? answer.resolution.pack.id : answer.resolution.status
+ *     }
+ *   })
+ * ```
+ */
 export interface InitAnswer {
   readonly body: string
   readonly resolution: Resolution
@@ -57,6 +107,21 @@ export interface InitAnswer {
  * that depends only on (outcome, language) is encoded once and reused; per request only the
  * location, signals, journey, vendor list and token are written. No database, no hashing of the
  * manifest; tokens for identical claims within the same second are reused.
+ *
+ * @example
+ * ```ts
+ * import { PolicyInit } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // A server-rendered page embeds what /init would answer a visitor from Bavaria, with no HTTP round trip.
+ * const initFor = Effect.flatMap(PolicyInit, (init) =>
+ *   init.answer({
+ *     contract: undefined, location: { country: "DE", region: "BY", source: "header" }, gpc: false,
+ *     acceptLanguage: "de-DE,de;q=0.9", experiment: null, journey: null, vendorIds: undefined, pageView: true,
+ *     visitor: { read: () => ({ userAgent: "Mozilla/5.0", ipAddress: "203.0.113.0" }) }
+ *   }))
+ * const script = Effect.map(initFor, (answer) => `<script>window.svcInit = ${answer.body}</script>`)
+ * ```
  */
 export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/PolicyInit", {
   effect: Effect.gen(function*() {

@@ -32,6 +32,18 @@ export const withDefaults = (rule: PolicyRule): PolicyRule => ({
  * Fingerprint of what a rule asks of the visitor and records: model, categories (as a set),
  * prompt, preselection, validity, GPC denials and proof. Not its id, match or texts: moving a
  * rule to other countries or rewording its banner does not invalidate consents given under it.
+ *
+ * @example
+ * ```ts
+ * import { ruleFingerprint } from "@svc/backend"
+ * import type { PolicyRule } from "@svc/schema"
+ *
+ * const eu: PolicyRule = { id: "eu", match: { countries: ["DE", "FR"] }, model: "opt-in", categories: ["marketing"] }
+ * // Adding Austria keeps the consents given under the rule current...
+ * ruleFingerprint(eu) === ruleFingerprint({ ...eu, match: { countries: ["DE", "FR", "AT"] } }) // true
+ * // ...asking for one more category does not.
+ * ruleFingerprint(eu) === ruleFingerprint({ ...eu, categories: ["marketing", "measurement"] }) // false
+ * ```
  */
 export const ruleFingerprint = (rule: PolicyRule): string => {
   const r = withDefaults(rule)
@@ -95,6 +107,16 @@ export const translationsForRule = (table: Translations, profile: string | undef
  * fingerprints, the revision (hash of the canonical manifest) and the complete translation table of
  * every published language. Nothing here changes while the instance runs. What `GET /manifest`
  * sends of it, encoded, is `ManifestResponses`.
+ *
+ * @example
+ * ```ts
+ * import { PolicyManifest } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // Release notes: a rule's fingerprint changes only when what it asks of visitors changes.
+ * const fingerprints = Effect.map(PolicyManifest, (manifest) =>
+ *   [`manifest ${manifest.revision}`, ...manifest.rules.map((rule) => `${rule.id}: ${rule.fingerprint}`)].join("\n"))
+ * ```
  */
 export class PolicyManifest extends Effect.Service<PolicyManifest>()("@svc/backend/PolicyManifest", {
   effect: Effect.gen(function*() {

@@ -8,6 +8,23 @@ export const POLICY_CONTRACT = "1"
 /** Why a resolution failed (see docs/adr/0044-init-resolution-and-response.md). */
 export type ResolutionFailureReason = "unsupported-contract" | "insufficient-inputs"
 
+/**
+ * The outcome of resolving a visitor's location against the manifest: the matched rule and how it
+ * matched, or why none applies.
+ *
+ * @example
+ * ```ts
+ * import { PolicyResolver, type Resolution } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * const label = (resolution: Resolution) =>
+ *   resolution.status === "matched"
+ *     ? `${resolution.pack.id} (by ${resolution.matchedBy})`
+ *     : `${resolution.status}${resolution.reason === null ? "" : `: ${resolution.reason}`}`
+ * const californian = Effect.map(PolicyResolver, (resolver) =>
+ *   label(resolver.resolve({ contract: undefined, country: "US", region: "CA" })))
+ * ```
+ */
 export type Resolution =
   | { readonly status: "matched"; readonly pack: PolicyPack; readonly matchedBy: MatchedBy; readonly key: string }
   | {
@@ -33,6 +50,26 @@ const noMatch: Resolution = { status: "no-match", reason: null, key: "no-match" 
  * Picks the rule for a location: region, then country, then `fallback` (only when the country is
  * unknown), then `default`; inside a level the first rule in manifest order wins. The levels are
  * indexed once, so a resolution is a few map lookups.
+ *
+ * @example
+ * ```ts
+ * import { PolicyResolver, resolveOptions, SvcConfig } from "@svc/backend"
+ * import type { PolicyRule } from "@svc/schema"
+ * import { Effect, Layer } from "effect"
+ *
+ * // CI prints which rule each market gets under the config about to be deployed.
+ * const policyRules = [
+ *   { id: "eu", match: { countries: ["DE", "FR"] }, model: "opt-in", categories: ["marketing"] },
+ *   { id: "california", match: { regions: ["US-CA"] }, model: "opt-out", categories: ["marketing"] }
+ * ] satisfies ReadonlyArray<PolicyRule>
+ * const config = resolveOptions({ database: { dialect: "sqlite", url: ":memory:" }, manifest: { policyRules } })
+ * const markets = Effect.map(PolicyResolver, (resolver) =>
+ *   [["DE", null], ["US", "CA"], ["US", "NY"]].map(([country = null, region = null]) => {
+ *     const resolution = resolver.resolve({ contract: undefined, country, region })
+ *     return `${country} ${region ?? ""}: ${resolution.status === "matched" ? resolution.pack.id : resolution.status}`
+ *   }))
+ * const run = markets.pipe(Effect.provide(PolicyResolver.Default), Effect.provide(Layer.succeed(SvcConfig, config)))
+ * ```
  */
 export class PolicyResolver extends Effect.Service<PolicyResolver>()("@svc/backend/PolicyResolver", {
   effect: Effect.gen(function*() {

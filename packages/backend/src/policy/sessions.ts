@@ -20,7 +20,20 @@ export const logReport = (report: SessionReport, log: typeof Effect.logInfo): Ef
     "session.journeyId": report.journey?.id ?? null
   }))
 
-/** Who a report is about, read from the request by the HTTP layer: user agent and the IP as stored. */
+/**
+ * Who a report is about, read from the request by the HTTP layer: user agent and the IP as stored.
+ *
+ * @example
+ * ```ts
+ * import type { Visitor } from "@svc/backend"
+ *
+ * // Who a session report is about: the IP as it would be stored (here masked to its /24).
+ * const visitorOf = (headers: Headers, ip: string | undefined): Visitor => ({
+ *   userAgent: headers.get("user-agent"),
+ *   ipAddress: ip === undefined ? null : ip.replace(/\.\d+$/, ".0")
+ * })
+ * ```
+ */
 export type Visitor = Pick<SessionReport, "userAgent" | "ipAddress">
 
 /** Reports still waiting on a slow callback beyond this are dropped (and counted in a warning). */
@@ -30,6 +43,20 @@ const MAX_IN_FLIGHT = 1000
  * Hands session reports to `sessions.onReport`. Delivery happens after the response is on its way
  * (never awaited): a callback that throws, rejects or hangs never fails or delays a request. Nothing
  * is stored.
+ *
+ * @example
+ * ```ts
+ * import { SessionReports } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // A page rendered on the server resolved its rule from a cached manifest: report it as POST /sessions would.
+ * const rendered = Effect.flatMap(SessionReports, (sessions) =>
+ *   sessions.receive({
+ *     source: "render", revision: "Jx2fQ9cVt4mB0aLr7sKe1w", resolution: "matched", country: "DE", region: null,
+ *     language: "de", gpc: false,
+ *     policy: { id: "eu", fingerprint: "q3M8vNw1Zk2Ry5Tb9Lh0Pa", matchedBy: "country", model: "opt-in" }
+ *   }, { userAgent: "Mozilla/5.0", ipAddress: "203.0.113.0" }))
+ * ```
  */
 export class SessionReports extends Effect.Service<SessionReports>()("@svc/backend/SessionReports", {
   effect: Effect.gen(function*() {

@@ -3,7 +3,22 @@ import { decodeJwt, jwtVerify, SignJWT } from "jose"
 import { Effect, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 
-/** What a policy snapshot token says: the rule `/init` resolved, and the inputs it resolved from. */
+/**
+ * What a policy snapshot token says: the rule `/init` resolved, and the inputs it resolved from.
+ *
+ * @example
+ * ```ts
+ * import { PolicySnapshots, type SnapshotClaims } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // Support tooling: what the token in a visitor's bug report says.
+ * const describe = (claims: SnapshotClaims) =>
+ *   `rule ${claims.policyId} for ${claims.country ?? "an unknown country"}${claims.gpc ? " with GPC" : ""}, ` +
+ *   `issued ${new Date(claims.issuedAt * 1000).toISOString()}`
+ * export const inspect = (token: string) =>
+ *   Effect.flatMap(PolicySnapshots, (snapshots) => snapshots.verify(token)).pipe(Effect.map(describe))
+ * ```
+ */
 export interface SnapshotClaims {
   /** Matched rule id. */
   readonly policyId: string
@@ -48,6 +63,22 @@ const readClaims = (payload: Payload): SnapshotClaims | undefined => {
  * Signs and verifies policy snapshot tokens (HS256, `policySnapshot` options). The key is
  * imported once. `verify` checks signature, algorithm, issuer, tenant audience and claim
  * completeness only: the time rules of late saves belong to the caller, which knows `givenAt`.
+ *
+ * @example
+ * ```ts
+ * import { PolicySnapshots, resolveOptions, SvcConfig } from "@svc/backend"
+ * import { Effect, Layer } from "effect"
+ *
+ * // A load test signs the token /init would give a German visitor, then saves against it.
+ * const config = resolveOptions({
+ *   database: { dialect: "sqlite", url: ":memory:" },
+ *   policySnapshot: { signingKey: process.env.SVC_SNAPSHOT_KEY! }
+ * })
+ * const token = Effect.flatMap(PolicySnapshots, (snapshots) =>
+ *   snapshots.sign({ policyId: "eu", fingerprint: "q3M8vNw1Zk2Ry5Tb9Lh0Pa", revision: "Jx2fQ9cVt4mB0aLr7sKe1w",
+ *     country: "DE", region: null, gpc: false })
+ * ).pipe(Effect.provide(PolicySnapshots.Default), Effect.provide(Layer.succeed(SvcConfig, config)))
+ * ```
  */
 export class PolicySnapshots extends Effect.Service<PolicySnapshots>()("@svc/backend/PolicySnapshots", {
   effect: Effect.gen(function*() {

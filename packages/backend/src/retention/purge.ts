@@ -10,7 +10,21 @@ import { type BatchCursor, RETENTION_BATCH, RetentionRepo } from "./repository.j
 const DAY_MS = 86_400_000
 const DEFAULT_VALIDITY_DAYS = 365
 
-/** What one retention run changed, by kind (rows changed by this run only). */
+/**
+ * What one retention run changed, by kind (rows changed by this run only).
+ *
+ * @example
+ * ```ts
+ * import { Retention, type RetentionReport } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // Warn the privacy team when a run retires far more than a normal night does.
+ * const unusual = (report: RetentionReport) => report.recordsRetired > 10_000 || report.subjectsDeleted > 5_000
+ * const nightly = Effect.flatMap(Retention, (retention) => retention.runOnce()).pipe(
+ *   Effect.tap((report) => unusual(report) ? Effect.logWarning("retention: unusual volume", report) : Effect.void)
+ * )
+ * ```
+ */
 export interface RetentionReport {
   readonly ipAddressesCleared: number
   readonly userAgentsCleared: number
@@ -31,10 +45,12 @@ export interface RetentionReport {
  * `retention.intervalMinutes`; `runOnce` is one run now (what `svc purge` does).
  *
  * @example
+ * ```ts
  * import { Retention } from "@svc/backend"
  * import { Effect } from "effect"
  *
  * const nightly = Effect.flatMap(Retention, (retention) => retention.runOnce())
+ * ```
  */
 export class Retention extends Effect.Service<Retention>()("@svc/backend/Retention", {
   dependencies: [RetentionRepo.Default, PolicyManifest.Default],

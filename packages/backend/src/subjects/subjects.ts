@@ -7,7 +7,19 @@ import { SubjectErasure } from "../erasure/subject-erasure.js"
 import { SubjectExports } from "../records/subject-exports.js"
 import { IdentityLinks, type LinkedSubject } from "../identity/identity-links.js"
 
-/** A subject by its id (`sub_…`), or every subject verifiably linked to a user of the app. */
+/**
+ * A subject by its id (`sub_…`), or every subject verifiably linked to a user of the app.
+ *
+ * @example
+ * ```ts
+ * import { Subjects, type SubjectTarget } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // A support tool's erase button takes either a subject id (from a cookie) or an account id.
+ * const targetOf = (input: string): SubjectTarget => input.startsWith("sub_") ? input : { externalId: input }
+ * export const erase = (input: string) => Effect.flatMap(Subjects, (subjects) => subjects.erase(targetOf(input)))
+ * ```
+ */
 export type SubjectTarget = string | { readonly externalId: string }
 
 /** A link asked for by server code: the subject's id and the identity (no token: server code is trusted). */
@@ -23,6 +35,7 @@ const decodeLink = Schema.decodeUnknown(
  * Server code is trusted: a link made here is verified, as one made with an API key.
  *
  * @example
+ * ```ts
  * import { Subjects } from "@svc/backend"
  * import { Effect } from "effect"
  *
@@ -33,6 +46,7 @@ const decodeLink = Schema.decodeUnknown(
  *     const { results } = yield* subjects.check({ externalId: userId, types: ["privacy_policy"] })
  *     return results.privacy_policy?.isLatestPolicy === true
  *   })
+ * ```
  */
 export class Subjects extends Effect.Service<Subjects>()("@svc/backend/Subjects", {
   dependencies: [ConsentReads.Default, IdentityLinks.Default, SubjectErasure.Default, SubjectExports.Default],

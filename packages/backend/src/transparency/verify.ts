@@ -20,13 +20,44 @@ import { type CheckpointRow, type IndexedLeafColumns, LogRepo } from "./reposito
 /** Leaves read per statement. */
 const PAGE = 10_000
 
-/** One thing `svc verify` found wrong: the act or checkpoint, and what. */
+/**
+ * One thing `svc verify` found wrong: the act or checkpoint, and what.
+ *
+ * @example
+ * ```ts
+ * import { type LogProblem, verifyTransparencyLog } from "@svc/backend"
+ *
+ * // The audit report: each record found edited, deleted or reordered, once, and each bad checkpoint.
+ * const report = (problems: ReadonlyArray<LogProblem>) => ({
+ *   records: [...new Set(problems.flatMap((problem) => problem.consentId ?? []))],
+ *   checkpoints: problems.flatMap((problem) => problem.checkpoint ?? [])
+ * })
+ * const { problems } = await verifyTransparencyLog({ database: { dialect: "postgres", url: process.env.DATABASE_URL! },
+ *   transparencyLog: { signingKey: process.env.SVC_LOG_SIGNER_KEY! } })
+ * console.log(report(problems))
+ * ```
+ */
 export interface LogProblem {
   readonly consentId?: string
   readonly checkpoint?: number
   readonly message: string
 }
 
+/**
+ * What `verifyTransparencyLog` (`svc verify`) found: how many leaves and checkpoints it checked,
+ * how many acts still wait for the sequencer, and every problem.
+ *
+ * @example
+ * ```ts
+ * import type { LogVerification } from "@svc/backend"
+ *
+ * // The line a nightly audit job posts to the privacy team's channel.
+ * const summary = (result: LogVerification) =>
+ *   result.problems.length === 0
+ *     ? `log intact: ${result.leaves} records, ${result.checkpoints} checkpoints (${result.pending} pending)`
+ *     : `log check FAILED: ${result.problems.length} problems, first: ${result.problems[0]?.message}`
+ * ```
+ */
 export interface LogVerification {
   readonly leaves: number
   readonly checkpoints: number
@@ -164,6 +195,18 @@ export const verifyLog = (verifier: NoteVerifier) =>
  * `svc verify`: checks the configured database's log with the configured key (the verifier key
  * is derived from the signer key; `verifierKey` checks against a published one instead).
  * Throws `SvcConfigurationError` for invalid options, and an Error when no log is configured.
+ *
+ * @example
+ * ```ts
+ * import { verifyTransparencyLog } from "@svc/backend"
+ *
+ * // An auditor checks the database against the verifier key the company published, not the signer key.
+ * const result = await verifyTransparencyLog(
+ *   { database: { dialect: "postgres", url: process.env.AUDIT_DATABASE_URL! } },
+ *   { verifierKey: "consent.example.com/log+8f2a61c3+AWvN5Bvx0l2Z2q6Yb1Q0nE3mJrS4tU5vW6xY7zA8bC9d" }
+ * )
+ * process.exitCode = result.problems.length === 0 ? 0 : 1
+ * ```
  */
 export const verifyTransparencyLog = (
   options: SvcOptions,

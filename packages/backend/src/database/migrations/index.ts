@@ -20,7 +20,24 @@ import consentInsightIndex from "./17-consent-insight-index.js"
 import consentCountry from "./18-consent-country.js"
 import transparencyLog from "./19-transparency-log.js"
 
-/** Numbered migrations, one change each; a new one gets the next number and never edits an old one. */
+/**
+ * Numbered migrations, one change each; a new one gets the next number and never edits an old one.
+ *
+ * @example
+ * ```ts
+ * import { SqlClient } from "@effect/sql"
+ * import { migrations } from "@svc/backend"
+ * import { Effect } from "effect"
+ *
+ * // A deploy check: has the database reached the schema this version of svc expects?
+ * const expected = Math.max(...migrations.map(([id]) => id))
+ * const schemaCurrent = Effect.gen(function*() {
+ *   const sql = yield* SqlClient.SqlClient
+ *   const rows = yield* sql<{ readonly latest: number | null }>`SELECT MAX(migration_id) AS latest FROM svc_migrations`
+ *   return Number(rows[0]?.latest ?? 0) >= expected
+ * })
+ * ```
+ */
 export const migrations: ReadonlyArray<
   readonly [id: number, name: string, run: Effect.Effect<void, unknown, SqlClient.SqlClient>]
 > = [
