@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { ConsentRow } from "../consents/repository.js"
+import { ConsentColumns, ConsentRow } from "../consents/repository.js"
 import { Millis } from "../database/columns.js"
 import { tenantColumnBesideIds } from "../database/tenant-column.js"
 
@@ -13,7 +13,10 @@ export const RecordRow = Schema.Struct({
   user_agent: Text,
   action: Text,
   surface: Text,
-  erased_at: Schema.NullOr(Millis)
+  erased_at: Schema.NullOr(Millis),
+  // What an export's transparency-log proofs are made of (`proofs=true`).
+  ...ConsentColumns.pick("tenant_id", "log_commitment").fields,
+  log_index: Schema.NullOr(Millis)
 })
 export type RecordRow = typeof RecordRow.Type
 

@@ -95,7 +95,16 @@ export class LogRepo extends Effect.Service<LogRepo>()("@svc/backend/LogRepo", {
         }
         const inner = keys.filter(([level]) => level > 0)
         if (inner.length > 0) {
-          const byLevel = sql.or(inner.map(([level, index]) => sql`(level = ${level} AND node_index = ${index})`))
+          const indicesByLevel = new Map<number, Array<number>>()
+          for (const [level, index] of inner) {
+            const indices = indicesByLevel.get(level)
+            if (indices === undefined) indicesByLevel.set(level, [index])
+            else indices.push(index)
+          }
+          // One IN list per level: an export asks for hundreds of nodes at once.
+          const byLevel = sql.or(
+            [...indicesByLevel].map(([level, indices]) => sql`(level = ${level} AND node_index IN ${sql.in(indices)})`)
+          )
           const rows = yield* sql<{ level: number | string; node_index: number | string; hash: string }>`SELECT level,
             node_index, hash FROM svc_log_nodes WHERE tenant_id = ${tenantId} AND ${byLevel}`
           for (const row of rows)
