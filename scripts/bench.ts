@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- name ...]`: runs each benchmark in its own process, one after another, so
- * they never compete for the machine's two cores. Names: init, subjects, summary, client, export, events, telemetry, insight, verify.
+ * they never compete for the machine's two cores. Names: init, subjects, summary, client, export,
+ * export-proofs, events, telemetry, insight, verify.
  * Numbers are printed, never asserted: speed targets live here, not in the test suite.
  */
 import { spawnSync } from "node:child_process"
@@ -15,6 +16,7 @@ const benches: Record<string, string> = {
   summary: "bench/summary.ts",
   client: "bench/client.ts",
   export: "bench/export.ts",
+  "export-proofs": "bench/export-proofs.ts",
   events: "bench/events.ts",
   telemetry: "bench/telemetry.ts",
   insight: "bench/insight.ts",

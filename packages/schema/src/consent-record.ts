@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { OptionalCategory } from "./categories.js"
 import { ConsentAction, ConsentSurface, GpcProof, PolicyType, RuntimePolicySource, VendorGrants } from "./consent.js"
 import { Timestamp } from "./time.js"
+import { ConsentProof } from "./transparency-log.js"
 
 /*
  * A consent record modelled on ISO/IEC TS 27560:2023 (consent record information structure, the
@@ -102,7 +103,14 @@ export const StandardConsentRecord = Schema.Struct({
   /** Present when the act carried a GPC signal, a GPP string or a TC string. */
   signals: Schema.optional(RecordSignals),
   givenAt: Timestamp,
-  recordedAt: Timestamp
+  recordedAt: Timestamp,
+  /**
+   * Only in an export asked for with `proofs=true`: the record's inclusion proof in the
+   * transparency log (as `GET /log/proof/:consentId` answers it), every record of the export
+   * against the same checkpoint; `null` when the record is in no signed checkpoint yet or the
+   * backend keeps no log.
+   */
+  logProof: Schema.optional(Schema.NullOr(ConsentProof))
 }).annotations({ identifier: "StandardConsentRecord" })
 export type StandardConsentRecord = typeof StandardConsentRecord.Type
 

@@ -5,6 +5,16 @@ import { NotFoundWire } from "../errors.js"
 import { ApiKeyAuth } from "../security.js"
 
 /**
+ * `proofs=true`: each exported record carries `logProof`, its inclusion proof in the transparency
+ * log, all against the latest checkpoint when the export starts (`null` for a record in none).
+ */
+const proofs = Schema.optional(
+  Schema.BooleanFromString.annotations({
+    description: "true: each record carries logProof, its transparency-log inclusion proof (default false)"
+  })
+)
+
+/**
  * Proof and data-subject rights (API key): consent records in the ISO/IEC TS 27560 shape of
  * `@svc/schema` for access requests and proof exports.
  */
@@ -12,13 +22,14 @@ export class RecordsGroup extends HttpApiGroup.make("records")
   .add(
     HttpApiEndpoint.get("exportSubject", "/subjects/:id/export")
       .setPath(Schema.Struct({ id: SubjectId }))
+      .setUrlParams(Schema.Struct({ proofs }))
       .addSuccess(SubjectExport)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "Everything svc holds about one subject: identity links and consent records")
   )
   .add(
     HttpApiEndpoint.get("exportByExternalId", "/subjects/export")
-      .setUrlParams(Schema.Struct({ externalId: ExternalId }))
+      .setUrlParams(Schema.Struct({ externalId: ExternalId, proofs }))
       .addSuccess(SubjectExport)
       .annotate(OpenApi.Summary, "The same for every subject verifiably linked to a user (an access request)")
   )
@@ -49,13 +60,16 @@ export class RecordsGroup extends HttpApiGroup.make("records")
         format: Schema.optional(Schema.Literal("ndjson", "csv")),
         type: Schema.optional(PolicyType),
         domain: Schema.optional(Domain),
-        policyId: Schema.optional(Token(64))
+        policyId: Schema.optional(Token(64)),
+        /** Not with `format=csv` (400): a proof is read by a program, from the NDJSON. */
+        proofs
       }))
       .addSuccess(Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: "application/x-ndjson" })))
       .annotate(
         OpenApi.Description,
         "Streamed: `format=ndjson` (default) is one StandardConsentRecord per line (application/x-ndjson); `format=csv` " +
-          "is text/csv with a header row and one row per category receipt. Records of the period oldest first."
+          "is text/csv with a header row and one row per category receipt. Records of the period oldest first. " +
+          "`proofs=true` (NDJSON only) adds each record's transparency-log proof as `logProof`."
       )
       .annotate(OpenApi.Summary, "Every consent record given in a period, streamed as NDJSON or CSV")
   )

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { Millis } from "../database/columns.js"
-import { ConsentRow } from "./repository.js"
+import { ConsentColumns, ConsentRow } from "./repository.js"
 
 const Text = Schema.NullOr(Schema.String)
 
@@ -11,6 +11,9 @@ export const RecordRow = Schema.Struct({
   user_agent: Text,
   action: Text,
   surface: Text,
-  erased_at: Schema.NullOr(Millis)
+  erased_at: Schema.NullOr(Millis),
+  // What an export's transparency-log proofs are made of (`proofs=true`).
+  ...ConsentColumns.pick("tenant_id", "log_commitment").fields,
+  log_index: Schema.NullOr(Millis)
 })
 export type RecordRow = typeof RecordRow.Type

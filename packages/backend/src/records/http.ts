@@ -13,8 +13,8 @@ export const RecordsHttpLive = HttpApiBuilder.group(SvcApi, "records", (handlers
     const erasure = yield* SubjectErasure
     const periods = yield* PeriodExports
     return handlers
-      .handle("exportSubject", ({ path }) => exports.bySubject(path.id))
-      .handle("exportByExternalId", ({ urlParams }) => exports.byExternalId(urlParams.externalId))
+      .handle("exportSubject", ({ path, urlParams }) => exports.bySubject(path.id, urlParams))
+      .handle("exportByExternalId", ({ urlParams }) => exports.byExternalId(urlParams.externalId, urlParams))
       .handle("eraseSubject", ({ path }) => erasure.eraseSubject(path.id))
       .handle("eraseByExternalId", ({ urlParams }) => erasure.eraseByExternalId(urlParams.externalId))
       .handle("exportConsents", ({ urlParams }) =>
@@ -22,7 +22,7 @@ export const RecordsHttpLive = HttpApiBuilder.group(SvcApi, "records", (handlers
           const format = urlParams.format ?? "ndjson"
           // Headers are sent before the first page is read: a failure after that can only cut the
           // body short (the log says why), never turn into an error status.
-          const body = periods.text(filter, format).pipe(
+          const body = periods.text(filter, format, urlParams).pipe(
             Stream.tapErrorCause((cause) => Effect.logError("consent export stopped", cause)),
             Stream.encodeText
           )

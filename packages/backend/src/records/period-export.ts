@@ -1,8 +1,10 @@
 import { InvalidRequest } from "@svc/api"
+import type { ConsentProof } from "@svc/schema"
 import { Clock, Effect, Either, Option, Stream } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { parseSummaryWindow } from "../period/window.js"
 import { PolicyManifest } from "../policy/manifest.js"
+import { type ExportProofOption, ExportProofs } from "../transparency/export-proofs.js"
 import { csvHeader, csvRows } from "./csv.js"
 import { type PeriodCursor, type PeriodFilter, PeriodRecordsRepo, type PeriodRow } from "./period-repository.js"
 import { readRecordRow, standaloneEvents, toStandardRecord } from "../consents/standard-record.js"
@@ -32,7 +34,8 @@ const eventLoopTurn = Effect.async<void>((resume) => {
 
 export type ExportFormat = "ndjson" | "csv"
 
-export interface PeriodQuery {
+/** The query of `GET /consents/export`; `proofs` only with NDJSON. */
+export interface PeriodQuery extends ExportProofOption {
   readonly from: string
   readonly to: string
   readonly format?: ExportFormat | undefined
@@ -48,15 +51,16 @@ export interface PeriodQuery {
  * is the later act's own record); `/subjects/:id/export` relates a subject's acts.
  */
 export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend/PeriodExports", {
-  dependencies: [PeriodRecordsRepo.Default, PolicyManifest.Default],
+  dependencies: [PeriodRecordsRepo.Default, PolicyManifest.Default, ExportProofs.Default],
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
     const repo = yield* PeriodRecordsRepo
     const manifest = yield* PolicyManifest
+    const exportProofs = yield* ExportProofs
     const tenantId = config.tenantId ?? ""
 
     /** Checks the period: both ends given, `from` not after `to`, at most 366 days. */
-    const filterOf = (query: PeriodQuery): Either.Either<PeriodFilter, InvalidRequest> =>
+    const periodOf = (query: PeriodQuery): Either.Either<PeriodFilter, InvalidRequest> =>
       Either.flatMap(parseSummaryWindow({ from: query.from, to: query.to }), ({ fromMs, toMs }) => {
         if (fromMs === null || toMs === null)
           return Either.left(new InvalidRequest({ message: "from and to are required" }))
@@ -75,7 +79,17 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
         })
       })
 
-    const recordOf = (row: PeriodRow, now: number) => {
+    /** Checks the query: its period, and no proofs asked of the CSV (they are read by programs, from NDJSON). */
+    const filterOf = (query: PeriodQuery): Either.Either<PeriodFilter, InvalidRequest> =>
+      query.proofs === true && query.format === "csv"
+        ? Either.left(
+          new InvalidRequest({
+            message: "proofs: the CSV export carries no proofs; ask format=ndjson (the default) for them"
+          })
+        )
+        : periodOf(query)
+
+    const recordOf = (row: PeriodRow, now: number, logProof: ConsentProof | null | undefined) => {
       const exported = readRecordRow(row)
       const context = { now, rule: manifest.rule }
       const externalIds = row.external_id === null
@@ -85,12 +99,13 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
           identityProvider: row.identity_provider ?? "external",
           verified: Number(row.verified) === 1
         }]
-      return toStandardRecord(
+      const record = toStandardRecord(
         exported,
         { subjectId: row.subject_id, externalIds },
         standaloneEvents(exported, context),
         context
       )
+      return logProof === undefined ? record : { ...record, logProof }
     }
 
     /** The rows of the period, oldest first, one stream element per keyset page. */
@@ -111,10 +126,15 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
       )
 
     /** A page's text: each record is made, written and dropped before the next one is read. */
-    const pageText = (rows: ReadonlyArray<PeriodRow>, format: ExportFormat, now: number) => {
+    const pageText = (
+      rows: ReadonlyArray<PeriodRow>,
+      format: ExportFormat,
+      now: number,
+      proofs?: ReadonlyArray<ConsentProof | null>
+    ) => {
       let text = ""
-      for (const row of rows) {
-        const record = recordOf(row, now)
+      for (let i = 0; i < rows.length; i++) {
+        const record = recordOf(rows[i]!, now, proofs?.[i])
         text += format === "csv" ? csvRows(record) : `${JSON.stringify(record)}\n`
       }
       return text
@@ -126,12 +146,18 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
      * strings `Timestamp` encodes to (the tests decode every line with the schema); running the
      * schema encoder per record would cost more than the query.
      */
-    const text = (filter: PeriodFilter, format: ExportFormat) => {
+    const text = (filter: PeriodFilter, format: ExportFormat, options: ExportProofOption = {}) => {
       const body = Stream.unwrapScoped(
         Effect.gen(function*() {
           yield* repo.pageCacheHeldSmall
           const now = yield* Clock.currentTimeMillis
-          return Stream.map(pages(filter), (rows) => pageText(rows, format, now))
+          if (options.proofs !== true) return Stream.map(pages(filter), (rows) => pageText(rows, format, now))
+          // The checkpoint is the latest before the first page is read: every proof is against it.
+          const batches = yield* exportProofs.start
+          return Stream.mapEffect(
+            pages(filter),
+            (rows) => Effect.map(batches.proofsOf(rows), (proofs) => pageText(rows, format, now, proofs))
+          )
         })
       )
       return format === "csv" ? Stream.concat(Stream.make(csvHeader), body) : body

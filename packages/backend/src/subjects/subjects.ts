@@ -107,9 +107,15 @@ export class Subjects extends Effect.Service<Subjects>()("@svc/backend/Subjects"
     /**
      * Access (GDPR Art. 15), as `GET /subjects/:id/export` or `GET /subjects/export?externalId=`:
      * identity links and ISO/IEC TS 27560-style records. An erased id answers its anonymous proof.
+     * `proofs: true` adds each record's transparency-log inclusion proof (`logProof`), as `proofs=true`.
      */
-    const exportOf = (target: SubjectTarget): Effect.Effect<SubjectExport, NotFound | DatabaseError> =>
-      typeof target === "string" ? exports.bySubject(target) : exports.byExternalId(target.externalId)
+    const exportOf = (
+      target: SubjectTarget,
+      options: { readonly proofs?: boolean | undefined } = {}
+    ): Effect.Effect<SubjectExport, NotFound | DatabaseError> =>
+      typeof target === "string"
+        ? exports.bySubject(target, options)
+        : exports.byExternalId(target.externalId, options)
 
     return { get, list, check, link, erase, export: exportOf } as const
   })

@@ -12,22 +12,37 @@ export type NodeKey = readonly [level: number, index: number]
 
 export type NodeReader = (level: number, index: number) => Buffer
 
+/**
+ * Hashes of incomplete subtrees (the tree's right edge) of one tree size, kept across its proofs:
+ * a tree has at most log2(size) of them, and every proof against that size needs one, which
+ * would otherwise be rehashed from O(log n) stored nodes per proof.
+ */
+export interface EdgeHashes {
+  readonly get: (key: string) => Buffer | undefined
+  readonly set: (key: string, hash: Buffer) => void
+}
+
 const isPowerOfTwo = (n: number) => splitPoint(n + 1) === n || n === 1
 
 /** MTH(D[start:start+size]). */
-const subtree = (read: NodeReader, start: number, size: number): Buffer => {
+const subtree = (read: NodeReader, start: number, size: number, edge?: EdgeHashes): Buffer => {
   if (isPowerOfTwo(size)) return read(Math.log2(size), start / size)
+  const key = `${start}+${size}`
+  const known = edge?.get(key)
+  if (known !== undefined) return known
   const k = splitPoint(size)
-  return nodeHash(subtree(read, start, k), subtree(read, start + k, size - k))
+  const hash = nodeHash(subtree(read, start, k, edge), subtree(read, start + k, size - k, edge))
+  edge?.set(key, hash)
+  return hash
 }
 
 /** RFC 9162 section 2.1.3.1: PATH(m, D[start:start+size]), nearest the leaf first. */
-const path = (read: NodeReader, m: number, start: number, size: number): Array<Buffer> => {
+const path = (read: NodeReader, m: number, start: number, size: number, edge?: EdgeHashes): Array<Buffer> => {
   if (size <= 1) return []
   const k = splitPoint(size)
   return m < k
-    ? [...path(read, m, start, k), subtree(read, start + k, size - k)]
-    : [...path(read, m - k, start + k, size - k), subtree(read, start, k)]
+    ? [...path(read, m, start, k, edge), subtree(read, start + k, size - k, edge)]
+    : [...path(read, m - k, start + k, size - k, edge), subtree(read, start, k, edge)]
 }
 
 /** RFC 9162 section 2.1.4.1: SUBPROOF(m, D[start:start+n], b). */
@@ -39,13 +54,13 @@ const subproof = (read: NodeReader, m: number, start: number, n: number, whole: 
     : [...subproof(read, m - k, start + k, n - k, false), subtree(read, start, k)]
 }
 
-export const inclusionPath = (read: NodeReader, index: number, size: number): Array<Buffer> =>
-  path(read, index, 0, size)
+export const inclusionPath = (read: NodeReader, index: number, size: number, edge?: EdgeHashes): Array<Buffer> =>
+  path(read, index, 0, size, edge)
 
 export const consistencyPath = (read: NodeReader, from: number, to: number): Array<Buffer> =>
   from === 0 || from === to ? [] : subproof(read, from, 0, to, true)
 
-export const rootOf = (read: NodeReader, size: number): Buffer => subtree(read, 0, size)
+export const rootOf = (read: NodeReader, size: number, edge?: EdgeHashes): Buffer => subtree(read, 0, size, edge)
 
 /** The nodes `compute` reads, found by running it over placeholders. */
 export const nodesRead = <A>(compute: (read: NodeReader) => A): Array<NodeKey> => {

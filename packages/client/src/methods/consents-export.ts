@@ -17,6 +17,12 @@ export interface ConsentExportInput {
   readonly domain?: string | undefined
   /** A policy rule id or a legal document release id. */
   readonly policyId?: string | undefined
+  /**
+   * Each record with `logProof`, its inclusion proof in the transparency log, every one against
+   * the checkpoint that was latest when the export started (check them offline with
+   * `verifyConsentProof`); `null` for a record in no signed checkpoint yet.
+   */
+  readonly proofs?: boolean | undefined
 }
 
 /** One exported record: the ISO/IEC TS 27560-shaped `StandardConsentRecord`, dates as `Date`s. */
@@ -85,7 +91,9 @@ async function* exportRecords(
     const value = input[key]
     if (value !== undefined) params[key] = value
   }
-  issues.push(...checkPart(endpoint.urlParamsSchema, params))
+  // The contract's schema checks the value as the caller gives it (a boolean); the URL carries its text.
+  issues.push(...checkPart(endpoint.urlParamsSchema, { ...params, proofs: input.proofs }))
+  if (input.proofs !== undefined) params.proofs = String(input.proofs)
   if (issues.length > 0) return yield invalidInput(issues) as SvcFailure<ConsentExportCode>
 
   const { requestId } = call.call

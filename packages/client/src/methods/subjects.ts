@@ -37,6 +37,13 @@ export type ListSubjectsCode = KeyCodesOf<Subjects["list"]>
 
 /** `subjects.export`'s target: one subject id, or every subject verifiably linked to a user ID. */
 export type SubjectExportTarget = string | { readonly externalId: string }
+export interface SubjectExportInput {
+  /**
+   * Each record with `logProof`, its inclusion proof in the transparency log (check it offline
+   * with `verifyConsentProof`); `null` for a record in no signed checkpoint yet.
+   */
+  readonly proofs?: boolean | undefined
+}
 export type SubjectExportData = SuccessOf<SvcApiClient["records"]["exportSubject"]>
 export type SubjectExportCode = KeyCodesOf<SvcApiClient["records"]["exportSubject"]>
 
@@ -72,9 +79,11 @@ export interface SubjectMethods extends PublicSubjectMethods {
   /**
    * `GET /subjects/:id/export` or `GET /subjects/export?externalId=` (API key): everything svc holds
    * about the subject (or the user's subjects) as ISO/IEC TS 27560-style records, plus identity links.
+   * `{ proofs: true }` adds each record's transparency-log proof.
    */
   readonly export: (
     target: SubjectExportTarget,
+    input?: SubjectExportInput,
     options?: SvcCallOptions
   ) => Promise<SvcResult<SubjectExportData, SubjectExportCode>>
   /**
@@ -166,24 +175,31 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
       }
     }),
 
-  export: (target, options) =>
+  export: (target, input, options) =>
     callMethod<SubjectExportData, SubjectExportCode>(
       runtime,
       { name: "subjects.export", needsKey: true },
       options,
       () => {
+        const inputShape = input === undefined ? [] : objectIssue(input, [], "optional proofs")
+        if (inputShape.length > 0) return inputShape
+        const proofs = input?.proofs === undefined ? {} : { proofs: input.proofs }
         if (typeof target === "string") {
-          const issues = subjectPath(target, endpoints.exportSubject.pathSchema)
+          const urlParams = proofs
+          const issues = [
+            ...subjectPath(target, endpoints.exportSubject.pathSchema),
+            ...checkPart(endpoints.exportSubject.urlParamsSchema, urlParams)
+          ]
           if (issues.length > 0) return issues
           return {
             auth: "required",
-            call: callOf("records", "exportSubject", { path: { id: target } }),
+            call: callOf("records", "exportSubject", { path: { id: target }, urlParams }),
             toData: (value) => ({ data: value as SubjectExportData })
           }
         }
         const shape = objectIssue(target, [], "a subject id or { externalId }")
         if (shape.length > 0) return shape
-        const urlParams = { externalId: target.externalId }
+        const urlParams = { externalId: target.externalId, ...proofs }
         const issues = checkPart(endpoints.exportByExternalId.urlParamsSchema, urlParams)
         if (issues.length > 0) return issues
         return {
