@@ -20,6 +20,18 @@ import { TransparencyLogGroup } from "./groups/transparency-log.js"
 /**
  * The whole svc HTTP contract. Server routes, `/spec.json` and the typed client all derive from it.
  * Errors every route can answer with are declared once here.
+ *
+ * @example
+ * ```ts
+ * import { OpenApi } from "@effect/platform"
+ * import { SvcApi } from "@svc/api"
+ * import { writeFileSync } from "node:fs"
+ *
+ * // A docs build writes the same OpenAPI document the server publishes as /spec.json.
+ * const spec = OpenApi.fromApi(SvcApi)
+ * writeFileSync("openapi.json", JSON.stringify(spec, null, 2))
+ * console.log(`${Object.keys(spec.paths).length} paths, version ${spec.info.version}`)
+ * ```
  */
 export class SvcApi extends HttpApi.make("svc")
   .add(StatusGroup)

@@ -14,7 +14,23 @@ import {
 import type { SvcIssue } from "./errors.js"
 import type { ResolvedOptions, SvcRetryOptions } from "./options.js"
 
-/** The last argument of every method. */
+/**
+ * The last argument of every method.
+ *
+ * @example
+ * ```ts
+ * import type { SvcCallOptions, SvcClient } from "@svc/client"
+ *
+ * // A request handler hands its own deadline and request id on to svc, and retries once at most.
+ * const callOptionsFor = (request: Request): SvcCallOptions => ({
+ *   signal: AbortSignal.any([request.signal, AbortSignal.timeout(2000)]),
+ *   requestId: request.headers.get("x-request-id") ?? crypto.randomUUID(),
+ *   retry: { maxRetries: 1 }
+ * })
+ * const bannerConsents = (svc: SvcClient, request: Request, subjectId: string) =>
+ *   svc.subjects.get(subjectId, { types: ["cookie_banner"] }, callOptionsFor(request))
+ * ```
+ */
 export interface SvcCallOptions {
   /** Aborts the call, including a pending retry wait; the result is `ABORTED`. */
   readonly signal?: AbortSignal | undefined

@@ -69,6 +69,19 @@ export const ownedHeaders: ReadonlySet<string> = new Set([
   "x-svc-policy-contract"
 ])
 
+/**
+ * Extra request headers: a plain object or a `Headers`. Names the client owns (`authorization`,
+ * `x-request-id`, `x-svc-version`, …) are replaced.
+ *
+ * @example
+ * ```ts
+ * import { createSvcClient, type HeadersInput } from "@svc/client"
+ *
+ * // An API gateway in front of svc wants its own token on every call.
+ * const gatewayHeaders: HeadersInput = new Headers({ "x-gateway-token": process.env.GATEWAY_TOKEN ?? "" })
+ * const svc = createSvcClient({ baseUrl: "https://gateway.example.com/consent", headers: gatewayHeaders })
+ * ```
+ */
 export type HeadersInput = Readonly<Record<string, string>> | Headers
 
 const describeThrown = (error: unknown): string => {

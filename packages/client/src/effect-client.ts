@@ -22,6 +22,23 @@ const applyHeaders = (request: HttpClientRequest.HttpClientRequest, layers: Head
 const withSvcHeaders = (client: HttpClient.HttpClient, layers: HeaderLayers): HttpClient.HttpClient =>
   HttpClient.mapRequest(client, (request) => applyHeaders(request, layers))
 
+/**
+ * Options of `makeSvcApiClient` and `SvcHttpClient.layer`.
+ *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { SvcHttpClient, type SvcApiClientOptions } from "@svc/client"
+ * import { Config, Effect, Layer } from "effect"
+ *
+ * // The options read from the environment through Effect's Config, then the client layer built from them.
+ * const options: Config.Config<SvcApiClientOptions> = Config.all({
+ *   baseUrl: Config.string("SVC_URL"),
+ *   apiKey: Config.string("SVC_API_KEY")
+ * })
+ * const SvcLive = Layer.unwrapEffect(Effect.map(options, SvcHttpClient.layer)).pipe(Layer.provide(FetchHttpClient.layer))
+ * ```
+ */
 export interface SvcApiClientOptions {
   /** Backend URL including its mount path. */
   readonly baseUrl: string
@@ -45,13 +62,42 @@ const build = (options: SvcApiClientOptions) => {
   })
 }
 
-/** The Effect-native client derived from the `@svc/api` contract. */
+/**
+ * The Effect-native client derived from the `@svc/api` contract.
+ *
+ * @example
+ * ```ts
+ * import type { SvcApiClient } from "@svc/client"
+ * import { Effect } from "effect"
+ *
+ * // Code that takes the derived client as an argument; it fails with the contract's error classes.
+ * const latestPrivacyPolicy = (svc: SvcApiClient) =>
+ *   svc.legalDocuments.current({ path: { type: "privacy_policy" } }).pipe(
+ *     Effect.map(({ policy }) => `${policy.version}, effective ${policy.effectiveDate.toISOString().slice(0, 10)}`),
+ *     Effect.catchTag("NotFound", () => Effect.succeed("not published yet"))
+ *   )
+ * ```
+ */
 export type SvcApiClient = Effect.Effect.Success<ReturnType<typeof build>>
 
 /**
  * The typed `HttpApiClient` of `@svc/api` with the base URL, API key and version headers applied,
  * for Effect programs. Provide an `HttpClient` (for example `FetchHttpClient.layer`). Options are
  * not validated here; `createSvcClient` is the checked, promise-based entry.
+ *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { makeSvcApiClient } from "@svc/client"
+ * import { Effect } from "effect"
+ *
+ * // A one-off Effect script: which endpoints have failed deliveries of consent events.
+ * const failingEndpoints = Effect.gen(function*() {
+ *   const svc = yield* makeSvcApiClient({ baseUrl: "https://consent.example.com", apiKey: process.env.SVC_API_KEY })
+ *   const { deliveries } = yield* svc.events.listDeliveries({ urlParams: { status: "failed" } })
+ *   return [...new Set(deliveries.map((delivery) => delivery.endpoint))]
+ * }).pipe(Effect.provide(FetchHttpClient.layer))
+ * ```
  */
 export const makeSvcApiClient = (
   options: SvcApiClientOptions
@@ -64,14 +110,16 @@ export const makeSvcApiClient = (
  * `@svc/backend` services (`SvcServices.layer`) do the same with no HTTP in between.
  *
  * @example
+ * ```ts
  * import { FetchHttpClient } from "@effect/platform"
  * import { SvcHttpClient } from "@svc/client"
  * import { Effect, Layer } from "effect"
  *
- * const SvcLive = SvcHttpClient.layer({ baseUrl: "https://consent.example.com", apiKey: "key" }).pipe(
+ * const SvcLive = SvcHttpClient.layer({ baseUrl: "https://consent.example.com", apiKey: process.env.SVC_API_KEY }).pipe(
  *   Layer.provide(FetchHttpClient.layer)
  * )
  * const status = Effect.flatMap(SvcHttpClient, (svc) => svc.status.status()).pipe(Effect.provide(SvcLive))
+ * ```
  */
 export class SvcHttpClient extends Context.Tag("@svc/client/SvcHttpClient")<SvcHttpClient, SvcApiClient>() {
   /** The client for `baseUrl` (the backend URL including its mount path), with `apiKey` sent as a bearer token. */

@@ -2,6 +2,18 @@ import { SignJWT } from "jose"
 import { checkInteger, isRecord } from "./checks.js"
 import { SvcConfigurationError, type SvcIssue } from "./errors.js"
 
+/**
+ * Who the identity token names: the user ID the browser will link, and optionally its identity provider.
+ *
+ * @example
+ * ```ts
+ * import { createIdentityToken, type IdentityTokenClaims } from "@svc/client"
+ *
+ * // The claims of a user signed in with Auth0; the browser must then link with the same provider.
+ * const claims = { externalId: "auth0|64f1c2a9", identityProvider: "auth0" } satisfies IdentityTokenClaims
+ * const token = await createIdentityToken(claims, { signingKey: process.env.SVC_IDENTITY_TOKEN_KEY ?? "" })
+ * ```
+ */
 export interface IdentityTokenClaims {
   /** The user ID the browser will link (`sub`). */
   readonly externalId: string
@@ -9,6 +21,21 @@ export interface IdentityTokenClaims {
   readonly identityProvider?: string | undefined
 }
 
+/**
+ * How the identity token is signed: the backend's `identityToken.signingKey`, and its lifetime,
+ * issuer and audience (defaults match the backend's).
+ *
+ * @example
+ * ```ts
+ * import type { IdentityTokenOptions } from "@svc/client"
+ *
+ * // Ten minutes is enough between sign-in and the browser's link call.
+ * const tokenOptions: IdentityTokenOptions = {
+ *   signingKey: new TextEncoder().encode(process.env.SVC_IDENTITY_TOKEN_KEY),
+ *   ttlSeconds: 600
+ * }
+ * ```
+ */
 export interface IdentityTokenOptions {
   /** The backend's `identityToken.signingKey`: at least 32 bytes. */
   readonly signingKey: string | Uint8Array
@@ -29,6 +56,20 @@ const nonEmpty = (value: unknown, path: string, issues: Array<SvcIssue>) => {
 /**
  * Mints the HS256 identity token that lets a browser verify a link without an API key. Resolves to
  * the token; rejects with `SvcConfigurationError` for invalid arguments (the key is never echoed).
+ *
+ * @example
+ * ```ts
+ * import { createIdentityToken } from "@svc/client"
+ *
+ * // Sign-in handler: the page hands the token to the banner, which links its subject to the user.
+ * export async function afterSignIn(userId: string): Promise<Response> {
+ *   const identityToken = await createIdentityToken(
+ *     { externalId: userId, identityProvider: "auth0" },
+ *     { signingKey: process.env.SVC_IDENTITY_TOKEN_KEY ?? "", ttlSeconds: 600 }
+ *   )
+ *   return Response.json({ identityToken })
+ * }
+ * ```
  */
 export const createIdentityToken = async (
   claims: IdentityTokenClaims,

@@ -14,9 +14,36 @@ import {
 import { SvcConfigurationError, type SvcIssue } from "./errors.js"
 import type { SvcEvent } from "./events.js"
 
-/** A fetch implementation; the client calls it with a `URL` and a `RequestInit`. */
+/**
+ * A fetch implementation; the client calls it with a `URL` and a `RequestInit`.
+ *
+ * @example
+ * ```ts
+ * import { createSvcClient, type SvcFetch } from "@svc/client"
+ *
+ * // A deploy gate's test: a fetch that answers like an svc whose migrations are still pending.
+ * const pendingMigrations: SvcFetch = async (url) =>
+ *   url.pathname.endsWith("/health/ready")
+ *     ? Response.json({ message: "Migrations pending", cause: { code: "NOT_READY" } }, { status: 503 })
+ *     : new Response(null, { status: 404 })
+ * const svc = createSvcClient({ baseUrl: "https://consent.test", fetch: pendingMigrations, retry: false })
+ * const ready = await svc.ready() // { ok: false, error: SvcError { code: "NOT_READY", status: 503 } }
+ * ```
+ */
 export type SvcFetch = (input: URL, init: RequestInit) => Promise<Response>
 
+/**
+ * Retry settings: how often, and how long to wait between attempts (full jitter, doubling per retry).
+ *
+ * @example
+ * ```ts
+ * import { createSvcClient, type SvcRetryOptions } from "@svc/client"
+ *
+ * // A batch job may wait longer than a request handler: more retries, a longer cap.
+ * const patient: SvcRetryOptions = { maxRetries: 6, initialDelayMs: 500, maxDelayMs: 30_000 }
+ * const svc = createSvcClient({ baseUrl: "https://consent.example.com", apiKey: process.env.SVC_API_KEY, retry: patient })
+ * ```
+ */
 export interface SvcRetryOptions {
   /** 0 to 10; default 2 (up to 3 attempts). */
   readonly maxRetries?: number | undefined
@@ -26,6 +53,27 @@ export interface SvcRetryOptions {
   readonly maxDelayMs?: number | undefined
 }
 
+/**
+ * Options of `createSvcClient`. Only `baseUrl` is required; every option is checked when the client
+ * is created.
+ *
+ * @example
+ * ```ts
+ * import { createSvcClient, type SvcClientOptions } from "@svc/client"
+ *
+ * // One place for the app's client settings; the key comes from the app's own configuration.
+ * const options = {
+ *   baseUrl: "https://consent.example.com/consent",
+ *   apiKey: process.env.SVC_API_KEY,
+ *   timeoutMs: 3000,
+ *   retry: { maxRetries: 1 },
+ *   onEvent: (event) => {
+ *     if (event.type === "retry") console.warn("svc retry", event.path, event.error.code)
+ *   }
+ * } satisfies SvcClientOptions
+ * const svc = createSvcClient(options)
+ * ```
+ */
 export interface SvcClientOptions {
   /** Backend URL including its mount path; no query string or fragment. */
   readonly baseUrl: string | URL

@@ -14,7 +14,25 @@ type Handler<F> = F extends (...args: infer A) => Promise<infer R> ? (...args: A
   : F extends (...args: infer A) => AsyncIterable<infer R> ? (...args: A) => AsyncIterable<R> | Iterable<R>
   : never
 
-/** Handlers by method, in the client's shape; any subset. */
+/**
+ * Handlers by method, in the client's shape; any subset.
+ *
+ * @example
+ * ```ts
+ * import { createMockSvcClient, err, ok, type SvcMockHandlers } from "@svc/client/testing"
+ *
+ * // Handlers shared by a test file: erasure works, except for one user whose erasure fails.
+ * const erasures: SvcMockHandlers = {
+ *   subjects: {
+ *     erase: (target) =>
+ *       typeof target === "object" && target.externalId === "user-locked"
+ *         ? err("DATABASE_ERROR")
+ *         : ok({ erasedAt: new Date("2026-02-01T10:00:00Z"), subjects: 1, recordsKeptAsAnonymousProof: 3 })
+ *   }
+ * }
+ * const svc = createMockSvcClient(erasures)
+ * ```
+ */
 export type SvcMockHandlers = {
   readonly [K in keyof SvcClient]?: SvcClient[K] extends AnyFunction ? Handler<SvcClient[K]>
     : { readonly [M in keyof SvcClient[K]]?: Handler<SvcClient[K][M]> }
@@ -23,6 +41,21 @@ export type SvcMockHandlers = {
 /**
  * A full client (every method, key-only ones included) whose methods call the given handlers.
  * A method without a handler rejects with an error naming it, so a test notices an unexpected call.
+ *
+ * @example
+ * ```ts
+ * import { type SvcClient, unwrap } from "@svc/client"
+ * import { createMockSvcClient, err } from "@svc/client/testing"
+ * import { expect, it } from "vitest"
+ *
+ * const publish = (svc: SvcClient, version: string) =>
+ *   unwrap(svc.legalDocuments.publish("privacy_policy", { version, hash: "sha256-3f1c9a", effectiveDate: "2026-02-01" }))
+ *
+ * it("fails the release when the text was published with another date", async () => {
+ *   const svc = createMockSvcClient({ legalDocuments: { publish: () => err("CONFLICT") } })
+ *   await expect(publish(svc, "2026-02")).rejects.toMatchObject({ code: "CONFLICT" })
+ * })
+ * ```
  */
 export const createMockSvcClient = (handlers: SvcMockHandlers = {}): SvcClient => {
   const method = <A extends ReadonlyArray<unknown>, R>(
@@ -82,13 +115,39 @@ export const createMockSvcClient = (handlers: SvcMockHandlers = {}): SvcClient =
   }
 }
 
+/**
+ * What `ok` puts beside the data: status, request id and response headers.
+ *
+ * @example
+ * ```ts
+ * import { ok, type OkOptions } from "@svc/client/testing"
+ *
+ * // A manifest answer with its ETag, for a test of the host's manifest cache.
+ * const withEtag: OkOptions = { headers: { etag: "\"r-2026-02-01\"" }, requestId: "req-manifest-1" }
+ * const answer = ok({ status: "not-modified", etag: "\"r-2026-02-01\"" }, withEtag)
+ * ```
+ */
 export interface OkOptions {
   readonly status?: number | undefined
   readonly requestId?: string | undefined
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
-/** A success result; `status` 200, `requestId` `"mock-request"`, no headers unless given. */
+/**
+ * A success result; `status` 200, `requestId` `"mock-request"`, no headers unless given.
+ *
+ * @example
+ * ```ts
+ * import { createMockSvcClient, ok } from "@svc/client/testing"
+ *
+ * // A check that says yes for the newsletter, for the mailer under test.
+ * const svc = createMockSvcClient({
+ *   consents: {
+ *     check: () => ok({ results: { terms_and_conditions_newsletter: { hasConsent: true, isLatestPolicy: true } } })
+ *   }
+ * })
+ * ```
+ */
 export const ok = <const T>(data: T, options: OkOptions = {}): SvcSuccess<T> => ({
   ok: true,
   data,
@@ -97,6 +156,19 @@ export const ok = <const T>(data: T, options: OkOptions = {}): SvcSuccess<T> => 
   headers: options.headers ?? {}
 })
 
+/**
+ * What `err` puts in the `SvcError` beside its code: message, status, STALE_POLICY's reason,
+ * `retryable`, validation issues, request id and the backend's own code.
+ *
+ * @example
+ * ```ts
+ * import { err, type ErrOptions } from "@svc/client/testing"
+ *
+ * // A save refused because the rules changed since the banner was shown.
+ * const stale: ErrOptions = { reason: "policy-changed", message: "The policy changed since /init" }
+ * const refused = err("STALE_POLICY", stale) // status 422, retryable false
+ * ```
+ */
 export interface ErrOptions {
   readonly message?: string | undefined
   /** Default: the backend's status for a backend code, none for a client code. */
@@ -109,7 +181,20 @@ export interface ErrOptions {
   readonly serverCode?: string | undefined
 }
 
-/** A failure result with an `SvcError` of `code`. */
+/**
+ * A failure result with an `SvcError` of `code`.
+ *
+ * @example
+ * ```ts
+ * import { createMockSvcClient, err } from "@svc/client/testing"
+ *
+ * // svc is unreachable: the code under test must fall back, not crash.
+ * const offline = createMockSvcClient({
+ *   subjects: { get: () => err("NETWORK_ERROR", { message: "connect ECONNREFUSED 127.0.0.1:3000" }) },
+ *   ready: () => err("NOT_READY", { retryable: true })
+ * })
+ * ```
+ */
 export const err = <const C extends SvcErrorCode>(code: C, options: ErrOptions = {}): SvcFailure<C> => {
   const status = options.status ?? (ErrorStatus as Readonly<Record<string, number>>)[code]
   return {

@@ -14,18 +14,52 @@ import {
  * against the verifier key it obtained out of band, now or years later.
  */
 
-/** A checkpoint as read from a verified note: origin, tree size, root hash (base64). */
+/**
+ * A checkpoint as read from a verified note: origin, tree size, root hash (base64).
+ *
+ * @example
+ * ```ts
+ * import type { VerifiedCheckpoint } from "@svc/client"
+ *
+ * // The line an auditor's register keeps for each checkpoint it verified.
+ * const registerLine = (checkpoint: VerifiedCheckpoint, seenAt: Date) =>
+ *   `${seenAt.toISOString()} ${checkpoint.origin} size=${checkpoint.treeSize} root=${checkpoint.rootHash}`
+ * ```
+ */
 export interface VerifiedCheckpoint {
   readonly origin: string
   readonly treeSize: number
   readonly rootHash: string
 }
 
+/**
+ * The outcome of an offline log check: `{ ok: true, … }` with what was verified, or `{ ok: false, reason }`.
+ *
+ * @example
+ * ```ts
+ * import type { LogCheck } from "@svc/client"
+ *
+ * // Any check becomes a line of the audit report.
+ * const reportLine = <A>(what: string, check: LogCheck<A>) => (check.ok ? `PASS ${what}` : `FAIL ${what}: ${check.reason}`)
+ * ```
+ */
 export type LogCheck<A> =
   | ({ readonly ok: true } & A)
   | { readonly ok: false; readonly reason: string }
 
-/** What `GET /log/proof/:consentId` answers (and an export carries per record). */
+/**
+ * What `GET /log/proof/:consentId` answers (and an export carries per record).
+ *
+ * @example
+ * ```ts
+ * import { type ConsentProofInput, verifyConsentProof } from "@svc/client"
+ * import { readFile } from "node:fs/promises"
+ *
+ * // A proof kept in a case file years ago, checked again with the key published then.
+ * const kept: ConsentProofInput = JSON.parse(await readFile("case-1042/cns_J8xQ2.proof.json", "utf8"))
+ * const checked = verifyConsentProof(kept, process.env.SVC_LOG_VERIFIER_KEY ?? "") // consent.example.com/log+1a2b3c4d+Ab9…
+ * ```
+ */
 export interface ConsentProofInput {
   readonly leafIndex: number
   readonly treeSize: number
@@ -63,6 +97,18 @@ const verified = (checkpoint: Checkpoint): VerifiedCheckpoint => ({
  * Checks a consent record's proof offline: the checkpoint is signed by `verifierKey`, has the
  * proof's tree size, and the leaf is at `leafIndex` in that tree (RFC 9162 inclusion proof).
  * On success gives the record's leaf (its proof fields, docs/transparency-log.md) and the checkpoint.
+ *
+ * @example
+ * ```ts
+ * import { createSvcClient, unwrap, verifyConsentProof } from "@svc/client"
+ *
+ * // Was this consent recorded as shown, and has nobody changed it since? No trust in the database needed.
+ * const svc = createSvcClient({ baseUrl: "https://consent.example.com", apiKey: process.env.SVC_API_KEY })
+ * const proof = await unwrap(svc.log.proof("cns_J8xQ2mVt7LpA"))
+ * const checked = verifyConsentProof(proof, process.env.SVC_LOG_VERIFIER_KEY ?? "")
+ * if (checked.ok) console.log(checked.leaf["givenAt"], checked.leaf["preferences"], checked.checkpoint.treeSize)
+ * else console.error(`proof does not hold: ${checked.reason}`)
+ * ```
  */
 export const verifyConsentProof = (
   proof: ConsentProofInput,
@@ -102,6 +148,19 @@ export const verifyConsentProof = (
  * Checks offline that a newer checkpoint extends an older one, so nothing the older one covered
  * was changed or removed: both signed by `verifierKey`, and `proof` (from
  * `GET /log/consistency?from=<older size>&to=<newer size>`) an RFC 9162 consistency proof between them.
+ *
+ * @example
+ * ```ts
+ * import { type SvcPublicClient, unwrap, verifyCheckpointConsistency } from "@svc/client"
+ *
+ * // A monthly audit: the log today still contains everything last month's checkpoint covered.
+ * export async function audit(svc: SvcPublicClient, older: { checkpoint: string; size: number }, verifierKey: string) {
+ *   const newer = await unwrap(svc.log.checkpoint())
+ *   const size = Number(newer.split("\n")[1]) // a checkpoint's second line is its tree size
+ *   const { proof } = await unwrap(svc.log.consistency({ from: older.size, to: size }))
+ *   return verifyCheckpointConsistency({ older: older.checkpoint, newer, proof, verifierKey })
+ * }
+ * ```
  */
 export const verifyCheckpointConsistency = (input: {
   readonly older: string

@@ -10,7 +10,19 @@ import { pathToFileURL } from "node:url"
 
 const candidates = ["svc.config.ts", "svc.config.mts", "svc.config.mjs", "svc.config.js", "svc.config.json"]
 
-/** The config file to use: the one named, else the first `svc.config.*` in `cwd`, else none. */
+/**
+ * The config file to use: the one named, else the first `svc.config.*` in `cwd`, else none.
+ * Throws when the named file does not exist.
+ *
+ * @example
+ * ```ts
+ * import { findConfigFile } from "@svc/server"
+ *
+ * // What `svc serve` looks for first: the file named by --config (here an env variable), else ./svc.config.*.
+ * const path = findConfigFile(process.cwd(), process.env.SVC_CONFIG)
+ * console.log(path ?? "no svc.config.* here: `svc serve` would run the demo")
+ * ```
+ */
 export const findConfigFile = (cwd: string, named: string | undefined): string | undefined => {
   if (named !== undefined) {
     const path = resolve(cwd, named)
@@ -111,7 +123,21 @@ const importTypeScript = async (path: string): Promise<unknown> => {
   return import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`)
 }
 
-/** Loads a config module's default export (TypeScript works) or a JSON file. */
+/**
+ * Loads a config module's default export (TypeScript works) or a JSON file. A syntax error names
+ * the file, line and column.
+ *
+ * @example
+ * ```ts
+ * import { resolveOptions } from "@svc/backend"
+ * import { loadConfig } from "@svc/server"
+ *
+ * // A CI step checks the config before a deploy: SvcConfigurationError lists every problem at once.
+ * const options = await loadConfig("deploy/svc.config.ts")
+ * const resolved = resolveOptions(options)
+ * console.log(`config ok: ${resolved.manifest.policyRules.length} policy rules`)
+ * ```
+ */
 export const loadConfig = async (path: string): Promise<SvcOptions> => {
   if (path.endsWith(".json")) {
     const text = await readFile(path, "utf8")
@@ -143,6 +169,15 @@ export const loadConfig = async (path: string): Promise<SvcOptions> => {
 /**
  * `SVC_DATABASE_URL` replaces `database.url` (it never changes the dialect). A value that is not a
  * URL for the dialect is reported by the variable's name (never its value: it may hold a password).
+ *
+ * @example
+ * ```ts
+ * import { loadConfig, startServer, withDatabaseUrl } from "@svc/server"
+ *
+ * // Staging serves the production config against its own database, as `svc serve` would.
+ * const options = withDatabaseUrl(await loadConfig("svc.config.ts"), process.env.SVC_DATABASE_URL)
+ * const server = await startServer(options, { port: 8080 })
+ * ```
  */
 export const withDatabaseUrl = (options: SvcOptions, url: string | undefined): SvcOptions => {
   if (

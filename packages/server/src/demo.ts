@@ -56,6 +56,16 @@ export const demoGvlFile = (): string => createRequire(import.meta.url).resolve(
  * What `svc serve` runs with no config file: an embedded SQLite file and a manifest that shows
  * the main policy shapes (EU opt-in, California opt-out, an IAB rule, a default). Policy snapshots
  * are signed, so every stored consent names the rule and fingerprint it was given under.
+ *
+ * @example
+ * ```ts
+ * import { demoOptions, startServer } from "@svc/server"
+ *
+ * // End-to-end tests of a banner integration: the demo backend in memory, on a free port.
+ * const server = await startServer(demoOptions(":memory:"), { port: 0, host: "127.0.0.1", demoPage: true })
+ * process.env.SVC_URL = server.url // e.g. http://127.0.0.1:54213, with the banner page at /demo
+ * export const teardown = () => server.close()
+ * ```
  */
 export const demoOptions = (databaseUrl: string): SvcOptions => ({
   database: { dialect: "sqlite", url: databaseUrl },

@@ -8,6 +8,23 @@ import { demoPageRoute } from "./demo-page.js"
 import { answerProtocolError } from "./protocol-errors.js"
 import { describeStartupFailure, listenFailure } from "./startup-failure.js"
 
+/**
+ * How `startServer` listens and serves: port, interface, migrations, shutdown drain, the demo page
+ * and the `/init` fast path.
+ *
+ * @example
+ * ```ts
+ * import type { StartOptions } from "@svc/server"
+ *
+ * // Behind a Kubernetes service: every interface, and a drain shorter than the 30 s grace period.
+ * const inCluster = {
+ *   port: Number(process.env.PORT ?? 3000),
+ *   host: "0.0.0.0",
+ *   migrate: false, // a migration job runs `svc migrate` before the rollout
+ *   drainTimeoutMs: 25_000
+ * } satisfies StartOptions
+ * ```
+ */
 export interface StartOptions {
   /** Port to listen on; `0` picks a free one. Default 3000. */
   readonly port?: number
@@ -26,6 +43,25 @@ export interface StartOptions {
   readonly initFastPath?: boolean
 }
 
+/**
+ * A server `startServer` started: where it listens, its node:http `Server`, the fast path's count,
+ * and `close` for a graceful shutdown.
+ *
+ * @example
+ * ```ts
+ * import type { RunningServer } from "@svc/server"
+ *
+ * // Graceful shutdown: on SIGTERM stop taking requests, let the running ones finish, close the database.
+ * const closeOnSignal = (server: RunningServer) =>
+ *   process.once("SIGTERM", () => {
+ *     console.log(`closing ${server.bound}; /init fast path answered ${server.initFastPathAnswers()} requests`)
+ *     server.close().then(() => process.exit(0), (error) => {
+ *       console.error(error)
+ *       process.exit(1)
+ *     })
+ *   })
+ * ```
+ */
 export interface RunningServer {
   /**
    * Base URL that reaches the server from this machine, e.g. `http://127.0.0.1:3000` (the loopback
@@ -119,6 +155,22 @@ const isWildcard = (address: string) => address === "0.0.0.0" || address === "::
  * Serves an svc instance over node:http. Builds everything first (database, migrations, routes,
  * the request listener), then binds the port: once it accepts, every request is answered.
  * Resolves once the port is bound.
+ *
+ * @example
+ * ```ts
+ * import { defineConfig } from "@svc/backend"
+ * import { startServer } from "@svc/server"
+ *
+ * const server = await startServer(
+ *   defineConfig({
+ *     database: { dialect: "postgres", url: process.env.DATABASE_URL ?? "postgres://svc@db/svc" },
+ *     trustedOrigins: ["www.example.com"],
+ *     manifest: { policyRules: [{ id: "everyone", match: { default: true }, model: "opt-in", categories: ["measurement", "marketing"] }] }
+ *   }),
+ *   { port: 3000 }
+ * )
+ * console.log(`svc at ${server.url}`) // migrations applied, port bound, every route answering
+ * ```
  */
 export const startServer = async (options: SvcOptions, start: StartOptions = {}): Promise<RunningServer> => {
   const port = start.port ?? 3000

@@ -16,7 +16,28 @@ const CheckTypes = Schema.propertySignature(
     "is missing: the policy types to check, comma-separated (type=cookie_banner,privacy_policy); the query is type, not types"
 })
 
-/** Consent checks (API key): whether a subject has consented, for a backend deciding what it may do. */
+/**
+ * Consent checks (API key): whether a subject has consented, for a backend deciding what it may do.
+ *
+ * @example
+ * ```ts
+ * import { FetchHttpClient, HttpApi, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+ * import { ConsentsGroup } from "@svc/api"
+ * import { Effect } from "effect"
+ *
+ * // A mail service that only checks consent derives a client of this one group.
+ * class ConsentChecks extends HttpApi.make("consent-checks").add(ConsentsGroup) {}
+ * const mayMail = (userId: string, apiKey: string) =>
+ *   Effect.gen(function*() {
+ *     const svc = yield* HttpApiClient.make(ConsentChecks, {
+ *       baseUrl: "https://consent.example.com",
+ *       transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(apiKey))
+ *     })
+ *     const { results } = yield* svc.consents.check({ urlParams: { externalId: userId, type: "terms_and_conditions_newsletter" } })
+ *     return results["terms_and_conditions_newsletter"]?.hasConsent === true
+ *   }).pipe(Effect.provide(FetchHttpClient.layer))
+ * ```
+ */
 export class ConsentsGroup extends HttpApiGroup.make("consents")
   .add(
     HttpApiEndpoint.get("check", "/consents/check")

@@ -4,7 +4,28 @@ import { Schema } from "effect"
 import { NotFoundWire } from "../errors.js"
 import { ApiKeyAuth } from "../security.js"
 
-/** Consent event deliveries (API key): what is waiting or has failed, and a manual retry. */
+/**
+ * Consent event deliveries (API key): what is waiting or has failed, and a manual retry.
+ *
+ * @example
+ * ```ts
+ * import { HttpApi, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+ * import { EventsGroup } from "@svc/api"
+ * import { Effect } from "effect"
+ *
+ * // An operator's cron job sends every failed webhook delivery again once the receiver is back.
+ * class Deliveries extends HttpApi.make("deliveries").add(EventsGroup) {}
+ * const retryFailed = (apiKey: string) =>
+ *   Effect.gen(function*() {
+ *     const svc = yield* HttpApiClient.make(Deliveries, {
+ *       baseUrl: "https://consent.example.com",
+ *       transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(apiKey))
+ *     })
+ *     const { deliveries } = yield* svc.events.listDeliveries({ urlParams: { status: "failed", limit: 500 } })
+ *     yield* Effect.forEach(deliveries, (delivery) => svc.events.retryDelivery({ path: { id: delivery.id } }))
+ *   })
+ * ```
+ */
 export class EventsGroup extends HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.get("listDeliveries", "/events/deliveries")

@@ -12,7 +12,18 @@ import { ApiKeyAuth } from "../security.js"
 
 const TypePath = Schema.Struct({ type: LegalDocumentType })
 
-/** Legal document releases: publish and list with an API key; the current release is public. */
+/**
+ * Legal document releases: publish and list with an API key; the current release is public.
+ *
+ * @example
+ * ```ts
+ * import { LegalDocumentsGroup } from "@svc/api"
+ *
+ * // A README generator lists the legal document routes from the contract itself.
+ * const routes = Object.values(LegalDocumentsGroup.endpoints).map((endpoint) => `${endpoint.method} ${endpoint.path}`)
+ * // ["PUT /legal-documents/:type/current", "GET /legal-documents/:type/current", "GET /legal-documents/:type"]
+ * ```
+ */
 export class LegalDocumentsGroup extends HttpApiGroup.make("legalDocuments")
   .add(
     HttpApiEndpoint.put("publish", "/legal-documents/:type/current")

@@ -16,7 +16,22 @@ const queryString = Schema.optional(SafeString)
 /** Journey parts are echoed and then saved with the consent: no surrounding white space either. */
 const journeyPart = Schema.optional(noSurroundingWhiteSpace(SafeString))
 
-/** `/init` inputs: every one travels in the query so a cross-origin browser call needs no preflight. */
+/**
+ * `/init` inputs: every one travels in the query so a cross-origin browser call needs no preflight.
+ *
+ * @example
+ * ```ts
+ * import { InitQuery } from "@svc/api"
+ * import { Schema } from "effect"
+ *
+ * // An edge function passes the page's own overrides on to svc's /init, and nothing else.
+ * const page = new URL("https://shop.example.com/checkout?country=DE&gpc=1&journey=checkout&utm_source=mail")
+ * const inputs = Schema.decodeUnknownSync(InitQuery)(Object.fromEntries(page.searchParams))
+ * const initUrl = new URL("https://consent.example.com/init")
+ * for (const [name, value] of Object.entries(inputs)) if (value !== undefined) initUrl.searchParams.set(name, value)
+ * // https://consent.example.com/init?country=DE&gpc=1&journey=checkout
+ * ```
+ */
 export const InitQuery = Schema.Struct({
   v: queryString,
   contract: queryString,
@@ -32,7 +47,23 @@ export const InitQuery = Schema.Struct({
   svcStored: journeyPart
 })
 
-/** The same inputs as headers; the query wins. Header keys are lower case (framework rule). */
+/**
+ * The same inputs as headers; the query wins. Header keys are lower case (framework rule).
+ *
+ * @example
+ * ```ts
+ * import { InitHeaders } from "@svc/api"
+ * import { Schema } from "effect"
+ * import type { IncomingHttpHeaders } from "node:http"
+ *
+ * // A server-rendered page forwards the visitor's language and privacy signals to /init, not their cookies.
+ * const initHeadersOf = (visitor: IncomingHttpHeaders) => {
+ *   const picked = Schema.decodeUnknownSync(InitHeaders)(visitor)
+ *   return Object.fromEntries(Object.entries(picked).filter((entry): entry is [string, string] => entry[1] !== undefined))
+ * }
+ * const headers = initHeadersOf({ "accept-language": "de-DE", "sec-gpc": "1", cookie: "session=abc" })
+ * ```
+ */
 export const InitHeaders = Schema.Struct({
   "x-svc-version": optionalString,
   "x-svc-policy-contract": optionalString,
@@ -45,6 +76,26 @@ export const InitHeaders = Schema.Struct({
   "sec-gpc": optionalString
 })
 
+/**
+ * The visitor-facing policy routes: the geo-independent `GET /manifest`, `GET /init` resolved for one
+ * visitor, and `POST /sessions` for a host that resolves from a cached manifest.
+ *
+ * @example
+ * ```ts
+ * import { HttpApi, HttpApiClient } from "@effect/platform"
+ * import { PolicyGroup } from "@svc/api"
+ * import { Effect } from "effect"
+ *
+ * // A host keeps the manifest and asks again with its ETag; an unchanged manifest answers 304 (void).
+ * class Policy extends HttpApi.make("policy").add(PolicyGroup) {}
+ * const refreshManifest = (etag: string | undefined) =>
+ *   Effect.gen(function*() {
+ *     const svc = yield* HttpApiClient.make(Policy, { baseUrl: "https://consent.example.com" })
+ *     const manifest = yield* svc.policy.manifest({ urlParams: { language: "de" }, headers: { "if-none-match": etag } })
+ *     return manifest ?? "not-modified"
+ *   })
+ * ```
+ */
 export class PolicyGroup extends HttpApiGroup.make("policy")
   .add(
     HttpApiEndpoint.get("manifest", "/manifest")

@@ -17,6 +17,25 @@ const proofs = Schema.optional(
 /**
  * Proof and data-subject rights (API key): consent records in the ISO/IEC TS 27560 shape of
  * `@svc/schema` for access requests and proof exports.
+ *
+ * @example
+ * ```ts
+ * import { HttpApi, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+ * import { RecordsGroup } from "@svc/api"
+ * import { Effect } from "effect"
+ *
+ * // A data-subject access request: everything svc holds about one user, for the DPO's reply.
+ * class Records extends HttpApi.make("records").add(RecordsGroup) {}
+ * const accessRequest = (userId: string, apiKey: string) =>
+ *   Effect.gen(function*() {
+ *     const svc = yield* HttpApiClient.make(Records, {
+ *       baseUrl: "https://consent.example.com",
+ *       transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(apiKey))
+ *     })
+ *     const exported = yield* svc.records.exportByExternalId({ urlParams: { externalId: userId } })
+ *     return exported.subjects.flatMap((subject) => subject.records)
+ *   })
+ * ```
  */
 export class RecordsGroup extends HttpApiGroup.make("records")
   .add(

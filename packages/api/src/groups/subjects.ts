@@ -24,6 +24,29 @@ import {
 } from "../errors.js"
 import { ApiKeyAuth, PublicWriteLimit } from "../security.js"
 
+/**
+ * Subjects and their consents: save a consent, read a subject, link it to a user (public, the
+ * subject id is the capability), and list a user's subjects (API key).
+ *
+ * @example
+ * ```ts
+ * import { HttpApi, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+ * import { SubjectsGroup } from "@svc/api"
+ * import { Effect } from "effect"
+ *
+ * // A support tool shows which browsers (subjects) a signed-in customer has consented from.
+ * class Subjects extends HttpApi.make("subjects").add(SubjectsGroup) {}
+ * const browsersOf = (userId: string, apiKey: string) =>
+ *   Effect.gen(function*() {
+ *     const svc = yield* HttpApiClient.make(Subjects, {
+ *       baseUrl: "https://consent.example.com",
+ *       transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(apiKey))
+ *     })
+ *     const { subjects } = yield* svc.subjects.list({ urlParams: { externalId: userId } })
+ *     return subjects.map((subject) => ({ since: subject.createdAt, consents: subject.consents.length }))
+ *   })
+ * ```
+ */
 export class SubjectsGroup extends HttpApiGroup.make("subjects")
   .add(
     HttpApiEndpoint.post("create", "/subjects")

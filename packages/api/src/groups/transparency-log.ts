@@ -9,6 +9,21 @@ const PlainText = Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", 
 /**
  * The tamper-evident consent log (docs/transparency-log.md): its checkpoint, verifier key and
  * consistency proofs are public, so anyone can keep and check them; a record's proof needs the API key.
+ *
+ * @example
+ * ```ts
+ * import { HttpApi, HttpApiClient } from "@effect/platform"
+ * import { TransparencyLogGroup } from "@svc/api"
+ * import { Effect } from "effect"
+ *
+ * // An outside auditor keeps every checkpoint it sees, with no key: the public routes need none.
+ * class Log extends HttpApi.make("log").add(TransparencyLogGroup) {}
+ * const keepCheckpoint = Effect.gen(function*() {
+ *   const log = yield* HttpApiClient.make(Log, { baseUrl: "https://consent.example.com" })
+ *   const checkpoint = yield* log.transparencyLog.checkpoint()
+ *   return { fetchedAt: new Date().toISOString(), checkpoint }
+ * })
+ * ```
  */
 export class TransparencyLogGroup extends HttpApiGroup.make("transparencyLog")
   .add(

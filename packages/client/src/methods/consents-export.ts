@@ -8,6 +8,22 @@ import { failure, invalidInput, missingApiKey, type Runtime } from "../runner.js
 import { checkPart, endpointOf, objectIssue } from "../validate.js"
 import type { Plain } from "../plain.js"
 
+/**
+ * Which records `consents.export` streams: a period of at most 366 days, optionally one policy type,
+ * domain or policy.
+ *
+ * @example
+ * ```ts
+ * import type { ConsentExportInput } from "@svc/client"
+ *
+ * // Last month's cookie banner consents of one shop, for the monthly archive.
+ * const lastMonth = (today: Date): ConsentExportInput => {
+ *   const from = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 1, 1))
+ *   const to = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 0))
+ *   return { from, to: to.toISOString().slice(0, 10), type: "cookie_banner", domain: "shop.example.com" }
+ * }
+ * ```
+ */
 export interface ConsentExportInput {
   /** Start of the period: a `Date` or an ISO 8601 string (a bare date starts its UTC day). */
   readonly from: Date | string
@@ -25,9 +41,37 @@ export interface ConsentExportInput {
   readonly proofs?: boolean | undefined
 }
 
-/** One exported record: the ISO/IEC TS 27560-shaped `StandardConsentRecord`, dates as `Date`s. */
+/**
+ * One exported record: the ISO/IEC TS 27560-shaped `StandardConsentRecord`, dates as `Date`s.
+ *
+ * @example
+ * ```ts
+ * import type { ExportedConsentRecord } from "@svc/client"
+ *
+ * // A warehouse row per record: where and when it was given, for which purposes, under which rule.
+ * const toRow = (record: ExportedConsentRecord) => ({
+ *   id: record.recordId,
+ *   domain: record.controller.domain,
+ *   givenAt: record.givenAt.toISOString(),
+ *   granted: record.purposes.filter((purpose) => purpose.granted).map((purpose) => purpose.category).join(","),
+ *   rule: record.notice.policyRuleId
+ * })
+ * ```
+ */
 export type ExportedConsentRecord = Plain<typeof StandardConsentRecord.Type>
 
+/**
+ * The codes `consents.export` can fail with (yielded once, as the last item).
+ *
+ * @example
+ * ```ts
+ * import type { ConsentExportCode } from "@svc/client"
+ *
+ * // The exit code of a nightly export job: 2 for a setup problem, 1 for anything worth a rerun.
+ * const exitCode = (code: ConsentExportCode) =>
+ *   code === "UNAUTHORIZED" || code === "MISSING_API_KEY" || code === "INVALID_INPUT" ? 2 : 1
+ * ```
+ */
 export type ConsentExportCode =
   | "INVALID_INPUT"
   | "MISSING_API_KEY"
@@ -48,6 +92,21 @@ export type ConsentExportCode =
  * (before or during the stream) is yielded as one failed result and ends the iteration; the
  * iterable never throws. `timeoutMs` bounds the wait for the response to start, not the whole
  * stream; `signal` aborts it at any point.
+ *
+ * @example
+ * ```ts
+ * import { createSvcClient } from "@svc/client"
+ * import { createWriteStream } from "node:fs"
+ *
+ * // A year of proof to an NDJSON archive, one record at a time.
+ * const svc = createSvcClient({ baseUrl: "https://consent.example.com", apiKey: process.env.SVC_API_KEY })
+ * const archive = createWriteStream("consents-2025.ndjson")
+ * for await (const result of svc.consents.export({ from: "2025-01-01", to: "2025-12-31" })) {
+ *   if (!result.ok) throw result.error // the stream ended early: rerun the job
+ *   archive.write(`${JSON.stringify(result.data)}\n`)
+ * }
+ * archive.end()
+ * ```
  */
 export type ConsentExportMethod = (
   input: ConsentExportInput,

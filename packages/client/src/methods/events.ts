@@ -7,6 +7,17 @@ import { checkPart, defined, endpointOf, objectIssue } from "../validate.js"
 import { callMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
 import { callOf } from "../transport.js"
 
+/**
+ * Which deliveries `events.listDeliveries` returns: by status and endpoint, at most `limit` (1 to 500).
+ *
+ * @example
+ * ```ts
+ * import type { ListDeliveriesInput } from "@svc/client"
+ *
+ * // What the CRM webhook has not received yet.
+ * const stuckForCrm: ListDeliveriesInput = { status: "pending", endpoint: "crm-webhook", limit: 500 }
+ * ```
+ */
 export interface ListDeliveriesInput {
   readonly status?: "pending" | "failed" | "delivered"
   /** A webhook id, `nats`, or a custom sink's id. */
@@ -14,9 +25,58 @@ export interface ListDeliveriesInput {
   /** 1 to 500; default 100. */
   readonly limit?: number
 }
+/**
+ * `events.listDeliveries`'s data: the deliveries, newest event first.
+ *
+ * @example
+ * ```ts
+ * import type { DeliveryListData } from "@svc/client"
+ *
+ * // An alert when an endpoint was disabled by a 410 and no longer receives events.
+ * const disabledEndpoints = ({ deliveries }: DeliveryListData) =>
+ *   [...new Set(deliveries.filter((delivery) => delivery.endpointDisabled).map((delivery) => delivery.endpoint))]
+ * ```
+ */
 export type DeliveryListData = SuccessOf<SvcApiClient["events"]["listDeliveries"]>
+/**
+ * The codes `events.listDeliveries` can fail with.
+ *
+ * @example
+ * ```ts
+ * import type { DeliveryListCode } from "@svc/client"
+ *
+ * // The ops dashboard greys the panel out rather than alerting when only svc itself is unavailable.
+ * const panelState = (code: DeliveryListCode) => (code === "UNAUTHORIZED" || code === "MISSING_API_KEY" ? "misconfigured" : "unavailable")
+ * ```
+ */
 export type DeliveryListCode = KeyCodesOf<SvcApiClient["events"]["listDeliveries"]>
+/**
+ * `events.retryDelivery`'s data: the delivery as it is now (status, attempts, last error, next attempt).
+ *
+ * @example
+ * ```ts
+ * import type { DeliveryData } from "@svc/client"
+ *
+ * // After a manual retry the operator sees whether it went through at once or is scheduled.
+ * const retryOutcome = (delivery: DeliveryData) =>
+ *   delivery.status === "delivered"
+ *     ? `delivered at ${delivery.deliveredAt?.toISOString()}`
+ *     : `${delivery.status}, next attempt ${delivery.nextAttemptAt?.toISOString() ?? "not scheduled"} (${delivery.lastError ?? "no error"})`
+ * ```
+ */
 export type DeliveryData = SuccessOf<SvcApiClient["events"]["retryDelivery"]>
+/**
+ * The codes `events.retryDelivery` can fail with: `NOT_FOUND` for an unknown delivery id.
+ *
+ * @example
+ * ```ts
+ * import type { RetryDeliveryCode } from "@svc/client"
+ *
+ * // The ops console's message after a manual retry, by what went wrong.
+ * const retryMessage = (code: RetryDeliveryCode) =>
+ *   code === "NOT_FOUND" ? "No delivery has this id: copy it again from the list" : `Retry failed: ${code}`
+ * ```
+ */
 export type RetryDeliveryCode = KeyCodesOf<SvcApiClient["events"]["retryDelivery"]>
 
 export interface EventMethods {

@@ -9,6 +9,17 @@ import { checkPart, dateOrIso, defined, endpointOf, objectIssue } from "../valid
 import { callMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
 import { callOf } from "../transport.js"
 
+/**
+ * The window and domain `experiments.summary` counts choices in; all optional.
+ *
+ * @example
+ * ```ts
+ * import type { SummaryInput } from "@svc/client"
+ *
+ * // The first week of the banner test on the German shop (bare dates cover whole UTC days).
+ * const firstWeek = { from: "2026-03-02", to: "2026-03-08", domain: "shop.example.de" } satisfies SummaryInput
+ * ```
+ */
 export interface SummaryInput {
   /** A `Date` or ISO 8601 string; a date without a time covers the whole UTC day. */
   readonly from?: Date | string | undefined
@@ -16,7 +27,36 @@ export interface SummaryInput {
   /** Narrows the summary to one domain. */
   readonly domain?: string | undefined
 }
+/**
+ * `experiments.summary`'s data: per arm, the saves and how visitors chose (`byAction`, `bySurface`,
+ * median time to decide).
+ *
+ * @example
+ * ```ts
+ * import type { SummaryData } from "@svc/client"
+ *
+ * // The accept-all rate per arm, for the experiment's report.
+ * const acceptRates = (summary: SummaryData) =>
+ *   summary.arms.map((arm) => ({
+ *     arm: arm.arm,
+ *     acceptAll: arm.choices === 0 ? 0 : (arm.byAction["accept_all"] ?? 0) / arm.choices,
+ *     medianSeconds: arm.medianTimeToDecisionMs === null ? null : arm.medianTimeToDecisionMs / 1000
+ *   }))
+ * ```
+ */
 export type SummaryData = SuccessOf<SvcApiClient["experiments"]["summary"]>
+/**
+ * The codes `experiments.summary` can fail with.
+ *
+ * @example
+ * ```ts
+ * import type { SummaryCode } from "@svc/client"
+ *
+ * // A dashboard tile says what to do instead of showing a bare code.
+ * const tileMessage = (code: SummaryCode) =>
+ *   code === "INVALID_INPUT" ? "Check the experiment id and the dates" : code === "UNAUTHORIZED" ? "The dashboard's API key was revoked" : "svc is unavailable, retrying"
+ * ```
+ */
 export type SummaryCode = KeyCodesOf<SvcApiClient["experiments"]["summary"]>
 
 export interface ExperimentMethods {

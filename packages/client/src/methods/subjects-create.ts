@@ -5,7 +5,18 @@ import { checkJsonSafe, checkPart, dateOrMillis, defined, endpointOf, objectIssu
 
 type Payload = Parameters<SvcApiClient["subjects"]["create"]>[0]["payload"]
 
-/** A time in a save: a `Date` or epoch milliseconds. */
+/**
+ * A time in a save: a `Date` or epoch milliseconds.
+ *
+ * @example
+ * ```ts
+ * import type { TimeValue } from "@svc/client"
+ *
+ * // Times from a mobile app arrive as epoch milliseconds and go to svc unchanged.
+ * const clickedAt: TimeValue = 1767085200000
+ * const confirmedAt: TimeValue = new Date("2025-12-30T09:00:00Z")
+ * ```
+ */
 export type TimeValue = Date | number
 
 type Receipts = NonNullable<Payload["receipts"]>
@@ -14,6 +25,22 @@ type Receipts = NonNullable<Payload["receipts"]>
  * `subjects.create` input: the contract's `POST /subjects` body, with plain strings for ids and
  * `Date` or epoch milliseconds for times. `cookie_banner` requires `preferences`; legal-document
  * types accept `policyHash`, `policyId` or `documentSnapshotToken`.
+ *
+ * @example
+ * ```ts
+ * import type { SaveConsentInput, SvcClient } from "@svc/client"
+ *
+ * // A server-side sign-up form records acceptance of the terms it showed, by the text's hash.
+ * const termsAccepted = (subjectId: string, userId: string, termsHash: string): SaveConsentInput => ({
+ *   type: "terms_and_conditions",
+ *   domain: "shop.example.com",
+ *   subjectId,
+ *   givenAt: new Date(),
+ *   policyHash: termsHash,
+ *   externalSubjectId: userId
+ * })
+ * const record = (svc: SvcClient, input: SaveConsentInput) => svc.subjects.create(input)
+ * ```
  */
 export type SaveConsentInput =
   & Omit<Payload, "subjectId" | "givenAt" | "receipts" | "vendorChoice">

@@ -9,13 +9,96 @@ import { callOf } from "../transport.js"
 
 type Log = SvcApiClient["transparencyLog"]
 
+/**
+ * The codes `log.checkpoint` can fail with: `NOT_FOUND` without a log, or before its first checkpoint.
+ *
+ * @example
+ * ```ts
+ * import type { CheckpointCode } from "@svc/client"
+ *
+ * // An auditor's collector: no checkpoint yet is normal on a new instance, not an outage.
+ * const collectorState = (code: CheckpointCode) => (code === "NOT_FOUND" ? "waiting-for-first-checkpoint" : "failing")
+ * ```
+ */
 export type CheckpointCode = CodesOf<Log["checkpoint"]>
+/**
+ * The codes `log.key` can fail with: `NOT_FOUND` when the instance keeps no log.
+ *
+ * @example
+ * ```ts
+ * import type { VerifierKeyCode } from "@svc/client"
+ *
+ * // An onboarding check: the instance must keep a transparency log before proofs are promised.
+ * const logConfigured = (failure: VerifierKeyCode | undefined) =>
+ *   failure === undefined ? "yes" : failure === "NOT_FOUND" ? "no: set transparencyLog.signingKey" : "unknown"
+ * ```
+ */
 export type VerifierKeyCode = CodesOf<Log["key"]>
+/**
+ * `log.proof`'s data: the record's leaf, its inclusion proof and the signed checkpoint it proves
+ * against; check it offline with `verifyConsentProof`.
+ *
+ * @example
+ * ```ts
+ * import type { ConsentProofData } from "@svc/client"
+ * import { writeFile } from "node:fs/promises"
+ *
+ * // Proof of a disputed consent, kept with the case file: it can be checked years later without svc.
+ * const fileProof = (caseId: string, consentId: string, proof: ConsentProofData) =>
+ *   writeFile(`case-${caseId}/${consentId}.proof.json`, JSON.stringify({ consentId, ...proof }, null, 2))
+ * ```
+ */
 export type ConsentProofData = SuccessOf<Log["proof"]>
+/**
+ * The codes `log.proof` can fail with: `NOT_FOUND` for an unknown record, or one saved since the last checkpoint.
+ *
+ * @example
+ * ```ts
+ * import type { ConsentProofCode } from "@svc/client"
+ *
+ * // A record saved a moment ago is in the next checkpoint (every minute by default): ask again later.
+ * const proofRetryAfterSeconds = (code: ConsentProofCode) => (code === "NOT_FOUND" ? 60 : undefined)
+ * ```
+ */
 export type ConsentProofCode = KeyCodesOf<Log["proof"]>
+/**
+ * `log.consistency`'s data: the two sizes and the RFC 9162 proof (`proof`, base64 hashes); check it
+ * with `verifyCheckpointConsistency`.
+ *
+ * @example
+ * ```ts
+ * import type { ConsistencyProofData } from "@svc/client"
+ *
+ * // An auditor logs how much the log grew and how long the proof of it is.
+ * const growth = (data: ConsistencyProofData) => `${data.to - data.from} new leaves, proof of ${data.proof.length} hashes`
+ * ```
+ */
 export type ConsistencyProofData = SuccessOf<Log["consistency"]>
+/**
+ * The codes `log.consistency` can fail with (`INVALID_REQUEST` when `to` is past the latest checkpoint).
+ *
+ * @example
+ * ```ts
+ * import type { ConsistencyProofCode } from "@svc/client"
+ *
+ * // A `to` past the latest checkpoint means the auditor's clock ran ahead of svc's: fetch the checkpoint first.
+ * const fixFor = (code: ConsistencyProofCode) =>
+ *   code === "INVALID_REQUEST" ? "fetch the latest checkpoint and use its size" : code === "NOT_FOUND" ? "no log here" : "retry"
+ * ```
+ */
 export type ConsistencyProofCode = CodesOf<Log["consistency"]>
 
+/**
+ * The two tree sizes `log.consistency` proves between: a checkpoint you kept and a newer one.
+ *
+ * @example
+ * ```ts
+ * import type { ConsistencyInput } from "@svc/client"
+ *
+ * // From the size of the checkpoint kept last month to the size of today's.
+ * const sinceLastAudit = (keptSize: number, latestSize: number): ConsistencyInput => ({ from: keptSize, to: latestSize })
+ * ```
+ */
 export interface ConsistencyInput {
   /** The older tree size (a checkpoint you kept). */
   readonly from: number
@@ -23,7 +106,21 @@ export interface ConsistencyInput {
   readonly to: number
 }
 
-/** The public routes of the transparency log: anyone may keep and check its checkpoints. */
+/**
+ * The public routes of the transparency log: anyone may keep and check its checkpoints.
+ *
+ * @example
+ * ```ts
+ * import { createSvcClient, type PublicLogMethods } from "@svc/client"
+ *
+ * // An outside witness needs no key: it keeps the latest checkpoint, signed by the published key.
+ * const witness = async (log: PublicLogMethods) => {
+ *   const [checkpoint, key] = await Promise.all([log.checkpoint(), log.key()])
+ *   return checkpoint.ok && key.ok ? { checkpoint: checkpoint.data, key: key.data } : undefined
+ * }
+ * const kept = await witness(createSvcClient({ baseUrl: "https://consent.example.com" }).log)
+ * ```
+ */
 export interface PublicLogMethods {
   /** `GET /log/checkpoint`: the latest signed checkpoint (C2SP tlog-checkpoint, a signed note). */
   readonly checkpoint: (options?: SvcCallOptions) => Promise<SvcResult<string, CheckpointCode>>
@@ -36,6 +133,21 @@ export interface PublicLogMethods {
   ) => Promise<SvcResult<ConsistencyProofData, ConsistencyProofCode>>
 }
 
+/**
+ * The transparency log methods of a client with an API key: the public ones and `proof`.
+ *
+ * @example
+ * ```ts
+ * import { type LogCheck, type LogMethods, verifyConsentProof } from "@svc/client"
+ *
+ * // The DPO's check of one record: fetch its proof and verify it against the published key.
+ * export async function proveConsent(log: LogMethods, consentId: string, verifierKey: string) {
+ *   const proof = await log.proof(consentId)
+ *   if (!proof.ok) return { ok: false, reason: `no proof: ${proof.error.code}` } satisfies LogCheck<never>
+ *   return verifyConsentProof(proof.data, verifierKey)
+ * }
+ * ```
+ */
 export interface LogMethods extends PublicLogMethods {
   /** `GET /log/proof/:consentId` (API key): the record's leaf, inclusion proof and checkpoint; check it with `verifyConsentProof`. */
   readonly proof: (
