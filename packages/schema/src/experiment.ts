@@ -1,5 +1,18 @@
 import { Schema } from "effect"
 
+/**
+ * One arm of a banner experiment over the window: its cookie-banner saves, split by action and by
+ * surface, and the median time to decision.
+ *
+ * @example
+ * ```ts
+ * import type { ExperimentArmSummary } from "@svc/schema"
+ *
+ * // The accept-all rate the dashboard compares between arms (null when the arm had no saves).
+ * const acceptAllRate = (arm: typeof ExperimentArmSummary.Type) =>
+ *   arm.choices === 0 ? null : (arm.byAction.accept_all ?? 0) / arm.choices
+ * ```
+ */
 export const ExperimentArmSummary = Schema.Struct({
   arm: Schema.String,
   /** Saves attributed to this arm in the window. */
@@ -20,7 +33,27 @@ export const ExperimentArmSummary = Schema.Struct({
   })
 }).annotations({ identifier: "ExperimentArmSummary" })
 
-/** `GET /experiments/:id/summary`. */
+/**
+ * `GET /experiments/:id/summary`.
+ *
+ * @example
+ * ```ts
+ * import { Experiments } from "@svc/backend"
+ * import type { ExperimentSummary } from "@svc/schema"
+ * import { Effect } from "effect"
+ *
+ * const lines = (summary: ExperimentSummary) =>
+ *   summary.arms.map((arm) => `${arm.arm}: ${arm.choices} saves, median ${arm.medianTimeToDecisionMs ?? "–"} ms`)
+ *
+ * // January's report of the banner-copy experiment on the shop.
+ * const report = Experiments.pipe(
+ *   Effect.flatMap((experiments) =>
+ *     experiments.summary("banner-copy", { from: "2026-01-01", to: "2026-01-31", domain: "shop.example.com" })
+ *   ),
+ *   Effect.map(lines)
+ * )
+ * ```
+ */
 export const ExperimentSummary = Schema.Struct({
   experimentId: Schema.String,
   from: Schema.NullOr(Schema.String).annotations({

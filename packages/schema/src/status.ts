@@ -3,7 +3,24 @@ import { EventDeliveryCounts } from "./events.js"
 import { LocationSource } from "./manifest.js"
 import { Timestamp } from "./time.js"
 
-/** `GET /status`. `client` describes the caller as the backend sees it. */
+/**
+ * `GET /status`. `client` describes the caller as the backend sees it.
+ *
+ * @example
+ * ```ts
+ * import { Status } from "@svc/schema"
+ * import { Schema } from "effect"
+ *
+ * // A nightly check: which version runs, how old its IP database is, and whether events pile up.
+ * const response = await fetch("https://consent.example.com/status")
+ * const status = Schema.decodeUnknownSync(Status)(await response.json())
+ * const ipDatabase = status.geo?.buildDate?.toISOString().slice(0, 10) ?? "none"
+ * console.log(`svc ${status.version}, IP database of ${ipDatabase}`)
+ * if (status.events !== undefined && status.events.failed > 0) {
+ *   console.warn(`${status.events.failed} event deliveries were given up`)
+ * }
+ * ```
+ */
 export const Status = Schema.Struct({
   status: Schema.Literal("ok"),
   version: Schema.String,
