@@ -21,8 +21,7 @@ import { ParseResult, Schema } from "effect"
  * // A refused save is a bug in the caller: log the field list and do not retry it.
  * const save = (payload: SaveConsentRequest) =>
  *   Effect.flatMap(SvcHttpClient, (svc) => svc.subjects.create({ payload })).pipe(
- *     Effect.catchTag("InvalidRequest", (error) =>
- *       Effect.as(Effect.logError("consent save refused", error.message), undefined))
+ *     Effect.catchTag("InvalidRequest", (error) => Effect.logError("consent save refused", error.message))
  *   )
  * ```
  */
@@ -65,7 +64,8 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
  *
  * // The token minted at sign-in expired before the link: report it so the page asks for a new one.
  * const linkWithToken = (id: SubjectId, externalId: string, identityToken: string) =>
- *   Effect.flatMap(SvcHttpClient, (svc) => svc.subjects.identify({ path: { id }, payload: { externalId, identityToken } })).pipe(
+ *   Effect.flatMap(SvcHttpClient, (svc) =>
+ *     svc.subjects.identify({ path: { id }, payload: { externalId, identityToken } })).pipe(
  *     Effect.map(({ subject }) => ({ linked: true, verified: subject.verified })),
  *     Effect.catchTag("IdentityTokenInvalid", () => Effect.succeed({ linked: false, verified: false }))
  *   )
@@ -113,7 +113,8 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { messa
  *     path: { type: "privacy_policy" },
  *     payload: { version: "2026-02", hash: "sha256-3f1c9a", effectiveDate: new Date("2026-02-01T00:00:00Z") }
  *   })).pipe(
- *     Effect.catchTag("Conflict", (error) => Effect.fail(`privacy policy 2026-02 was published differently: ${error.message}`))
+ *     Effect.catchTag("Conflict", (error) =>
+ *       Effect.fail(`privacy policy 2026-02 was published differently: ${error.message}`))
  *   )
  * ```
  */
@@ -157,7 +158,8 @@ export class SubjectConflict extends Schema.TaggedError<SubjectConflict>()("Subj
  *   Effect.flatMap(SvcHttpClient, (svc) =>
  *     svc.subjects.identify({ path: { id }, payload: { externalId: userId, identityProvider: "auth0" } })).pipe(
  *       Effect.asVoid,
- *       Effect.catchTag("IdentityConflict", (error) => Effect.logWarning("subject linked to another user", error.message))
+ *       Effect.catchTag("IdentityConflict", (error) =>
+ *         Effect.logWarning("subject linked to another user", error.message))
  *     )
  * ```
  */
@@ -214,13 +216,10 @@ export class PolicySnapshotInvalid extends Schema.TaggedError<PolicySnapshotInva
  * @example
  * ```ts
  * import { PayloadTooLarge } from "@svc/api"
- * import { Effect } from "effect"
  *
- * // A batch importer halves its chunk when the backend refuses a body as too large.
- * const chunkSizeAfter = (error: unknown, size: number) =>
- *   error instanceof PayloadTooLarge && size > 1 ? Math.floor(size / 2) : size
- * const next = chunkSizeAfter(new PayloadTooLarge({ message: "Request body over 128 KiB" }), 200) // 100
- * const logged = Effect.log(`retrying with ${next} records`)
+ * // An offline queue of saves drops one the backend will never accept, instead of retrying it forever.
+ * const keepInQueue = (error: unknown) => !(error instanceof PayloadTooLarge)
+ * const keep = keepInQueue(new PayloadTooLarge({ message: "Request body over 128 KiB" })) // false
  * ```
  */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
@@ -352,7 +351,10 @@ export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", { messa
  * const handler = (work: Effect.Effect<string>) =>
  *   work.pipe(
  *     Effect.catchAllDefect((defect) =>
- *       Effect.zipRight(Effect.logError("defect", defect), Effect.fail(new InternalError({ message: "Internal error" }))))
+ *       Effect.zipRight(
+ *         Effect.logError("defect", defect),
+ *         Effect.fail(new InternalError({ message: "Internal error" }))
+ *       ))
  *   )
  * ```
  */

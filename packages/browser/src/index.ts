@@ -34,7 +34,10 @@ export interface BundleFiles {
  * // The banner script served by the app's own server, on its own origin.
  * createServer((request, response) => {
  *   if (request.url !== "/assets/svc.js") return response.writeHead(404).end()
- *   response.writeHead(200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" })
+ *   response.writeHead(200, {
+ *     "content-type": "text/javascript; charset=utf-8",
+ *     "cache-control": "public, max-age=3600"
+ *   })
  *   createReadStream(bundleFiles.full).pipe(response)
  * }).listen(8080)
  * ```

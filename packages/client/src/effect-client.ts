@@ -36,7 +36,9 @@ const withSvcHeaders = (client: HttpClient.HttpClient, layers: HeaderLayers): Ht
  *   baseUrl: Config.string("SVC_URL"),
  *   apiKey: Config.string("SVC_API_KEY")
  * })
- * const SvcLive = Layer.unwrapEffect(Effect.map(options, SvcHttpClient.layer)).pipe(Layer.provide(FetchHttpClient.layer))
+ * const SvcLive = Layer.unwrapEffect(Effect.map(options, SvcHttpClient.layer)).pipe(
+ *   Layer.provide(FetchHttpClient.layer)
+ * )
  * ```
  */
 export interface SvcApiClientOptions {
@@ -115,9 +117,10 @@ export const makeSvcApiClient = (
  * import { SvcHttpClient } from "@svc/client"
  * import { Effect, Layer } from "effect"
  *
- * const SvcLive = SvcHttpClient.layer({ baseUrl: "https://consent.example.com", apiKey: process.env.SVC_API_KEY }).pipe(
- *   Layer.provide(FetchHttpClient.layer)
- * )
+ * const SvcLive = SvcHttpClient.layer({
+ *   baseUrl: "https://consent.example.com",
+ *   apiKey: process.env.SVC_API_KEY
+ * }).pipe(Layer.provide(FetchHttpClient.layer))
  * const status = Effect.flatMap(SvcHttpClient, (svc) => svc.status.status()).pipe(Effect.provide(SvcLive))
  * ```
  */

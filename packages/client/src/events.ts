@@ -47,7 +47,8 @@ export interface SvcRequestEvent {
  * // A latency log for slow answers only; the template path keeps subject ids out of the log.
  * const logSlow = (event: SvcResponseEvent) => {
  *   if (event.durationMs > 500) {
- *     console.warn(`svc ${event.method} ${event.path} ${event.status} took ${Math.round(event.durationMs)} ms`, event.requestId)
+ *     const ms = Math.round(event.durationMs)
+ *     console.warn(`svc ${event.method} ${event.path} ${event.status} took ${ms} ms`, event.requestId)
  *   }
  * }
  * ```

@@ -41,7 +41,11 @@ export type SvcFetch = (input: URL, init: RequestInit) => Promise<Response>
  *
  * // A batch job may wait longer than a request handler: more retries, a longer cap.
  * const patient: SvcRetryOptions = { maxRetries: 6, initialDelayMs: 500, maxDelayMs: 30_000 }
- * const svc = createSvcClient({ baseUrl: "https://consent.example.com", apiKey: process.env.SVC_API_KEY, retry: patient })
+ * const svc = createSvcClient({
+ *   baseUrl: "https://consent.example.com",
+ *   apiKey: process.env.SVC_API_KEY,
+ *   retry: patient
+ * })
  * ```
  */
 export interface SvcRetryOptions {

@@ -71,7 +71,8 @@ type Resolved<X> = X extends (...args: never) => infer R ? Awaited<R> : Awaited<
  *
  * // A view model built from what subjects.get returns, without naming the response type.
  * type Subject = SvcDataOf<SvcClient["subjects"]["get"]>
- * const consentBadges = (subject: Subject) => subject.consents.map((consent) => `${consent.type} ${consent.givenAt.toISOString().slice(0, 10)}`)
+ * const consentBadges = (subject: Subject) =>
+ *   subject.consents.map((consent) => `${consent.type} ${consent.givenAt.toISOString().slice(0, 10)}`)
  * ```
  */
 export type SvcDataOf<X> = Resolved<X> extends infer R ? R extends SvcSuccess<infer T> ? T : never : never
@@ -85,7 +86,8 @@ export type SvcDataOf<X> = Resolved<X> extends infer R ? R extends SvcSuccess<in
  *
  * // A translation table a UI must complete for every code a save can fail with.
  * type SaveCode = SvcErrorCodeOf<SvcClient["subjects"]["create"]>
- * const shortLabel = (code: SaveCode): string => (code === "STALE_POLICY" ? "Settings changed, choose again" : "Could not save your choice")
+ * const shortLabel = (code: SaveCode): string =>
+ *   code === "STALE_POLICY" ? "Settings changed, choose again" : "Could not save your choice"
  * ```
  */
 export type SvcErrorCodeOf<X> = Resolved<X> extends infer R ? R extends SvcFailure<infer C> ? C : never : never
@@ -100,7 +102,9 @@ export type SvcErrorCodeOf<X> = Resolved<X> extends infer R ? R extends SvcFailu
  * // A script where any failure should stop it: the thrown SvcError carries the code and request id.
  * const svc = createSvcClient({ baseUrl: "https://consent.example.com", apiKey: process.env.SVC_API_KEY })
  * const { policies } = await unwrap(svc.legalDocuments.list("privacy_policy"))
- * for (const policy of policies) console.log(policy.version, policy.effectiveDate.toISOString().slice(0, 10), policy.hash)
+ * for (const policy of policies) {
+ *   console.log(policy.version, policy.effectiveDate.toISOString().slice(0, 10), policy.hash)
+ * }
  * ```
  */
 export function unwrap<T, C extends SvcErrorCode>(result: SvcResult<T, C>): T

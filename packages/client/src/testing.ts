@@ -49,7 +49,9 @@ export type SvcMockHandlers = {
  * import { expect, it } from "vitest"
  *
  * const publish = (svc: SvcClient, version: string) =>
- *   unwrap(svc.legalDocuments.publish("privacy_policy", { version, hash: "sha256-3f1c9a", effectiveDate: "2026-02-01" }))
+ *   unwrap(
+ *     svc.legalDocuments.publish("privacy_policy", { version, hash: "sha256-3f1c9a", effectiveDate: "2026-02-01" })
+ *   )
  *
  * it("fails the release when the text was published with another date", async () => {
  *   const svc = createMockSvcClient({ legalDocuments: { publish: () => err("CONFLICT") } })

@@ -40,7 +40,8 @@ export interface VerifiedCheckpoint {
  * import type { LogCheck } from "@svc/client"
  *
  * // Any check becomes a line of the audit report.
- * const reportLine = <A>(what: string, check: LogCheck<A>) => (check.ok ? `PASS ${what}` : `FAIL ${what}: ${check.reason}`)
+ * const reportLine = <A>(what: string, check: LogCheck<A>) =>
+ *   check.ok ? `PASS ${what}` : `FAIL ${what}: ${check.reason}`
  * ```
  */
 export type LogCheck<A> =
@@ -57,7 +58,8 @@ export type LogCheck<A> =
  *
  * // A proof kept in a case file years ago, checked again with the key published then.
  * const kept: ConsentProofInput = JSON.parse(await readFile("case-1042/cns_J8xQ2.proof.json", "utf8"))
- * const checked = verifyConsentProof(kept, process.env.SVC_LOG_VERIFIER_KEY ?? "") // consent.example.com/log+1a2b3c4d+Ab9…
+ * // The verifier key as published: consent.example.com/log+1a2b3c4d+Ab9…
+ * const checked = verifyConsentProof(kept, process.env.SVC_LOG_VERIFIER_KEY ?? "")
  * ```
  */
 export interface ConsentProofInput {

@@ -165,7 +165,11 @@ const isWildcard = (address: string) => address === "0.0.0.0" || address === "::
  *   defineConfig({
  *     database: { dialect: "postgres", url: process.env.DATABASE_URL ?? "postgres://svc@db/svc" },
  *     trustedOrigins: ["www.example.com"],
- *     manifest: { policyRules: [{ id: "everyone", match: { default: true }, model: "opt-in", categories: ["measurement", "marketing"] }] }
+ *     manifest: {
+ *       policyRules: [
+ *         { id: "everyone", match: { default: true }, model: "opt-in", categories: ["measurement", "marketing"] }
+ *       ]
+ *     }
  *   }),
  *   { port: 3000 }
  * )

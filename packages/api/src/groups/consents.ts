@@ -33,7 +33,9 @@ const CheckTypes = Schema.propertySignature(
  *       baseUrl: "https://consent.example.com",
  *       transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(apiKey))
  *     })
- *     const { results } = yield* svc.consents.check({ urlParams: { externalId: userId, type: "terms_and_conditions_newsletter" } })
+ *     const { results } = yield* svc.consents.check({
+ *       urlParams: { externalId: userId, type: "terms_and_conditions_newsletter" }
+ *     })
  *     return results["terms_and_conditions_newsletter"]?.hasConsent === true
  *   }).pipe(Effect.provide(FetchHttpClient.layer))
  * ```

@@ -59,7 +59,8 @@ export const InitQuery = Schema.Struct({
  * // A server-rendered page forwards the visitor's language and privacy signals to /init, not their cookies.
  * const initHeadersOf = (visitor: IncomingHttpHeaders) => {
  *   const picked = Schema.decodeUnknownSync(InitHeaders)(visitor)
- *   return Object.fromEntries(Object.entries(picked).filter((entry): entry is [string, string] => entry[1] !== undefined))
+ *   const present = Object.entries(picked).filter((entry): entry is [string, string] => entry[1] !== undefined)
+ *   return Object.fromEntries(present)
  * }
  * const headers = initHeadersOf({ "accept-language": "de-DE", "sec-gpc": "1", cookie: "session=abc" })
  * ```
@@ -91,7 +92,10 @@ export const InitHeaders = Schema.Struct({
  * const refreshManifest = (etag: string | undefined) =>
  *   Effect.gen(function*() {
  *     const svc = yield* HttpApiClient.make(Policy, { baseUrl: "https://consent.example.com" })
- *     const manifest = yield* svc.policy.manifest({ urlParams: { language: "de" }, headers: { "if-none-match": etag } })
+ *     const manifest = yield* svc.policy.manifest({
+ *       urlParams: { language: "de" },
+ *       headers: { "if-none-match": etag }
+ *     })
  *     return manifest ?? "not-modified"
  *   })
  * ```

@@ -46,7 +46,8 @@ export type DeliveryListData = SuccessOf<SvcApiClient["events"]["listDeliveries"
  * import type { DeliveryListCode } from "@svc/client"
  *
  * // The ops dashboard greys the panel out rather than alerting when only svc itself is unavailable.
- * const panelState = (code: DeliveryListCode) => (code === "UNAUTHORIZED" || code === "MISSING_API_KEY" ? "misconfigured" : "unavailable")
+ * const panelState = (code: DeliveryListCode) =>
+ *   code === "UNAUTHORIZED" || code === "MISSING_API_KEY" ? "misconfigured" : "unavailable"
  * ```
  */
 export type DeliveryListCode = KeyCodesOf<SvcApiClient["events"]["listDeliveries"]>
@@ -61,7 +62,8 @@ export type DeliveryListCode = KeyCodesOf<SvcApiClient["events"]["listDeliveries
  * const retryOutcome = (delivery: DeliveryData) =>
  *   delivery.status === "delivered"
  *     ? `delivered at ${delivery.deliveredAt?.toISOString()}`
- *     : `${delivery.status}, next attempt ${delivery.nextAttemptAt?.toISOString() ?? "not scheduled"} (${delivery.lastError ?? "no error"})`
+ *     : `${delivery.status}, next attempt ${delivery.nextAttemptAt?.toISOString() ?? "not scheduled"}` +
+ *       ` (${delivery.lastError ?? "no error"})`
  * ```
  */
 export type DeliveryData = SuccessOf<SvcApiClient["events"]["retryDelivery"]>

@@ -54,7 +54,11 @@ export type SummaryData = SuccessOf<SvcApiClient["experiments"]["summary"]>
  *
  * // A dashboard tile says what to do instead of showing a bare code.
  * const tileMessage = (code: SummaryCode) =>
- *   code === "INVALID_INPUT" ? "Check the experiment id and the dates" : code === "UNAUTHORIZED" ? "The dashboard's API key was revoked" : "svc is unavailable, retrying"
+ *   code === "INVALID_INPUT"
+ *     ? "Check the experiment id and the dates"
+ *     : code === "UNAUTHORIZED"
+ *     ? "The dashboard's API key was revoked"
+ *     : "svc is unavailable, retrying"
  * ```
  */
 export type SummaryCode = KeyCodesOf<SvcApiClient["experiments"]["summary"]>

@@ -68,8 +68,10 @@ export type PublishCode = KeyCodesOf<SvcApiClient["legalDocuments"]["publish"]>
  * import type { CurrentLegalDocumentData } from "@svc/client"
  *
  * // The site footer: "Privacy policy (version 2026-02, effective 1 February 2026)".
- * const footerText = ({ policy }: CurrentLegalDocumentData) =>
- *   `Privacy policy (version ${policy.version}, effective ${policy.effectiveDate.toLocaleDateString("en-GB", { dateStyle: "long" })})`
+ * const footerText = ({ policy }: CurrentLegalDocumentData) => {
+ *   const effective = policy.effectiveDate.toLocaleDateString("en-GB", { dateStyle: "long" })
+ *   return `Privacy policy (version ${policy.version}, effective ${effective})`
+ * }
  * ```
  */
 export type CurrentLegalDocumentData = SuccessOf<SvcApiClient["legalDocuments"]["current"]>
@@ -81,7 +83,8 @@ export type CurrentLegalDocumentData = SuccessOf<SvcApiClient["legalDocuments"][
  * import type { CurrentLegalDocumentCode } from "@svc/client"
  *
  * // Nothing published yet is a normal state for a new type; other failures keep the cached release.
- * const onCurrentFailed = (code: CurrentLegalDocumentCode) => (code === "NOT_FOUND" ? "hide the link" : "use the cached release")
+ * const onCurrentFailed = (code: CurrentLegalDocumentCode) =>
+ *   code === "NOT_FOUND" ? "hide the link" : "use the cached release"
  * ```
  */
 export type CurrentLegalDocumentCode = CodesOf<SvcApiClient["legalDocuments"]["current"]>

@@ -34,7 +34,11 @@ export type StatusData = SuccessOf<SvcApiClient["status"]["status"]>
  *
  * // A synthetic monitor tells "svc is down" from "the network is".
  * const monitorState = (code: StatusCode) =>
- *   code === "NETWORK_ERROR" || code === "TIMEOUT" ? "unreachable" : code === "UNEXPECTED_RESPONSE" ? "misrouted" : "failing"
+ *   code === "NETWORK_ERROR" || code === "TIMEOUT"
+ *     ? "unreachable"
+ *     : code === "UNEXPECTED_RESPONSE"
+ *     ? "misrouted"
+ *     : "failing"
  * ```
  */
 export type StatusCode = CodesOf<SvcApiClient["status"]["status"]>

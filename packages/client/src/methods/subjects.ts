@@ -37,8 +37,10 @@ export interface IdentifyInput {
  * import type { IdentifyData } from "@svc/client"
  *
  * // Only a verified link counts for consents.check: say so in the audit trail.
- * const auditEntry = ({ subject }: IdentifyData) =>
- *   `${subject.id} linked to ${subject.identityProvider}:${subject.externalId} (${subject.verified ? "verified" : "unverified"})`
+ * const auditEntry = ({ subject }: IdentifyData) => {
+ *   const state = subject.verified ? "verified" : "unverified"
+ *   return `${subject.id} linked to ${subject.identityProvider}:${subject.externalId} (${state})`
+ * }
  * ```
  */
 export type IdentifyData = SuccessOf<Subjects["identify"]>
@@ -83,10 +85,11 @@ export interface GetSubjectInput {
  * import type { SubjectData } from "@svc/client"
  *
  * // Server-side tag loading: only the categories the visitor granted, and only while the consent is valid.
- * const grantedCategories = (subject: SubjectData) =>
- *   subject.isValid && subject.subjectChoice !== null
- *     ? Object.entries(subject.subjectChoice.categories).filter(([, receipt]) => receipt?.value === true).map(([category]) => category)
- *     : []
+ * const grantedCategories = (subject: SubjectData) => {
+ *   if (!subject.isValid || subject.subjectChoice === null) return []
+ *   const receipts = Object.entries(subject.subjectChoice.categories)
+ *   return receipts.filter(([, receipt]) => receipt?.value === true).map(([category]) => category)
+ * }
  * ```
  */
 export type SubjectData = SuccessOf<Subjects["get"]>
@@ -165,7 +168,10 @@ export interface ListSubjectsInput {
  *
  * // The most recent consent a user gave from any browser.
  * const lastConsentAt = ({ subjects }: SubjectListData) =>
- *   subjects.flatMap((subject) => subject.consents).map((consent) => consent.givenAt).sort((a, b) => b.getTime() - a.getTime())[0]
+ *   subjects
+ *     .flatMap((subject) => subject.consents)
+ *     .map((consent) => consent.givenAt)
+ *     .sort((a, b) => b.getTime() - a.getTime())[0]
  * ```
  */
 export type SubjectListData = SuccessOf<Subjects["list"]>
@@ -177,7 +183,8 @@ export type SubjectListData = SuccessOf<Subjects["list"]>
  * import type { ListSubjectsCode } from "@svc/client"
  *
  * // The support tool shows a retry button only when retrying can help.
- * const canRetry = (code: ListSubjectsCode) => ["NETWORK_ERROR", "TIMEOUT", "RATE_LIMITED", "DATABASE_ERROR"].includes(code)
+ * const canRetry = (code: ListSubjectsCode) =>
+ *   ["NETWORK_ERROR", "TIMEOUT", "RATE_LIMITED", "DATABASE_ERROR"].includes(code)
  * ```
  */
 export type ListSubjectsCode = KeyCodesOf<Subjects["list"]>
@@ -257,7 +264,8 @@ export type SubjectExportCode = KeyCodesOf<SvcApiClient["records"]["exportSubjec
  * const confirmation = (erasure: ErasureData) =>
  *   erasure.subjects === 0
  *     ? "We held no consent data about you."
- *     : `Erased on ${erasure.erasedAt.toISOString().slice(0, 10)}; ${erasure.recordsKeptAsAnonymousProof} consent record(s) kept without personal data.`
+ *     : `Erased on ${erasure.erasedAt.toISOString().slice(0, 10)}; ` +
+ *       `${erasure.recordsKeptAsAnonymousProof} consent record(s) kept without personal data.`
  * ```
  */
 export type ErasureData = SuccessOf<SvcApiClient["records"]["eraseSubject"]>

@@ -70,7 +70,8 @@ export type ConsentProofCode = KeyCodesOf<Log["proof"]>
  * import type { ConsistencyProofData } from "@svc/client"
  *
  * // An auditor logs how much the log grew and how long the proof of it is.
- * const growth = (data: ConsistencyProofData) => `${data.to - data.from} new leaves, proof of ${data.proof.length} hashes`
+ * const growth = (data: ConsistencyProofData) =>
+ *   `${data.to - data.from} new leaves, proof of ${data.proof.length} hashes`
  * ```
  */
 export type ConsistencyProofData = SuccessOf<Log["consistency"]>
@@ -83,7 +84,11 @@ export type ConsistencyProofData = SuccessOf<Log["consistency"]>
  *
  * // A `to` past the latest checkpoint means the auditor's clock ran ahead of svc's: fetch the checkpoint first.
  * const fixFor = (code: ConsistencyProofCode) =>
- *   code === "INVALID_REQUEST" ? "fetch the latest checkpoint and use its size" : code === "NOT_FOUND" ? "no log here" : "retry"
+ *   code === "INVALID_REQUEST"
+ *     ? "fetch the latest checkpoint and use its size"
+ *     : code === "NOT_FOUND"
+ *     ? "no log here"
+ *     : "retry"
  * ```
  */
 export type ConsistencyProofCode = CodesOf<Log["consistency"]>
@@ -96,7 +101,10 @@ export type ConsistencyProofCode = CodesOf<Log["consistency"]>
  * import type { ConsistencyInput } from "@svc/client"
  *
  * // From the size of the checkpoint kept last month to the size of today's.
- * const sinceLastAudit = (keptSize: number, latestSize: number): ConsistencyInput => ({ from: keptSize, to: latestSize })
+ * const sinceLastAudit = (keptSize: number, latestSize: number): ConsistencyInput => ({
+ *   from: keptSize,
+ *   to: latestSize
+ * })
  * ```
  */
 export interface ConsistencyInput {
