@@ -14,6 +14,19 @@ const SIGNATURE_PREFIX = "\u2014 "
 /** Go's note package refuses notes with more signatures than this. */
 const MAX_SIGNATURES = 100
 
+/**
+ * A signer of C2SP notes with one Ed25519 key: its name, key id, the verifier key to publish, and
+ * `sign`, which returns the text with its signature line.
+ *
+ * @example
+ * ```ts
+ * import { checkpointText, type NoteSigner, type TreeBuilder } from "@svc/schema/transparency"
+ *
+ * // A test log signs its checkpoints as svc does: the key's name is the origin line.
+ * const signCheckpoint = (signer: NoteSigner, tree: TreeBuilder) =>
+ *   signer.sign(checkpointText({ origin: signer.name, size: tree.size, root: tree.root() }))
+ * ```
+ */
 export interface NoteSigner {
   readonly name: string
   readonly keyId: Buffer
@@ -22,6 +35,18 @@ export interface NoteSigner {
   readonly sign: (text: string) => string
 }
 
+/**
+ * A verifier of C2SP notes signed by one Ed25519 key: its name, key id and public key, and `verify`
+ * for one signature.
+ *
+ * @example
+ * ```ts
+ * import type { NoteVerifier } from "@svc/schema/transparency"
+ *
+ * // How an audit report names the key it checked against.
+ * const keyLabel = (verifier: NoteVerifier) => `${verifier.name} (key id ${verifier.keyId.toString("hex")})`
+ * ```
+ */
 export interface NoteVerifier {
   readonly name: string
   readonly keyId: Buffer
@@ -29,7 +54,17 @@ export interface NoteVerifier {
   readonly verify: (message: Uint8Array, signature: Uint8Array) => boolean
 }
 
-/** A key name: non-empty, no space of any kind, no `+`. */
+/**
+ * A key name: non-empty, no space of any kind, no `+`.
+ *
+ * @example
+ * ```ts
+ * import { isKeyName } from "@svc/schema/transparency"
+ *
+ * isKeyName("consent.example.com/log") // true: the host that serves the log is a good name
+ * isKeyName("consent log") // false
+ * ```
+ */
 export const isKeyName = (name: string): boolean =>
   name.length > 0 && !/[\s+\u00a0\u2000-\u200b\u2028\u2029\u3000]/u.test(name)
 
@@ -56,7 +91,19 @@ const splitKey = (text: string): readonly [string, string, string] | undefined =
   return second < 0 ? undefined : [text.slice(0, first), text.slice(first + 1, second), text.slice(second + 1)]
 }
 
-/** Reads a verifier key; `undefined` when it is not a well-formed Ed25519 verifier key. */
+/**
+ * Reads a verifier key; `undefined` when it is not a well-formed Ed25519 verifier key.
+ *
+ * @example
+ * ```ts
+ * import { parseVerifierKey } from "@svc/schema/transparency"
+ *
+ * // The verifier key from the auditor's files (never from the server being checked).
+ * const verifier = parseVerifierKey(process.env.SVC_LOG_VERIFIER_KEY ?? "")
+ * if (verifier === undefined) throw new Error("SVC_LOG_VERIFIER_KEY is not an Ed25519 note verifier key")
+ * console.log(`checking checkpoints of ${verifier.name}`)
+ * ```
+ */
 export const parseVerifierKey = (text: string): NoteVerifier | undefined => {
   const parts = splitKey(text)
   if (parts === undefined) return undefined
@@ -75,7 +122,20 @@ export const parseVerifierKey = (text: string): NoteVerifier | undefined => {
   }
 }
 
-/** Reads a signer key; `undefined` when it is not a well-formed Ed25519 signer key. */
+/**
+ * Reads a signer key; `undefined` when it is not a well-formed Ed25519 signer key.
+ *
+ * @example
+ * ```ts
+ * import { parseSignerKey } from "@svc/schema/transparency"
+ *
+ * // Before a deploy: the configured signing key belongs to the verifier key the auditors hold.
+ * const signer = parseSignerKey(process.env.SVC_LOG_SIGNING_KEY ?? "")
+ * if (signer?.verifierKey !== process.env.SVC_LOG_VERIFIER_KEY) {
+ *   throw new Error("transparencyLog.signingKey does not match the published verifier key")
+ * }
+ * ```
+ */
 export const parseSignerKey = (text: string): NoteSigner | undefined => {
   const parts = text.startsWith("PRIVATE+KEY+") ? splitKey(text.slice("PRIVATE+KEY+".length)) : undefined
   if (parts === undefined) return undefined
@@ -102,7 +162,18 @@ export const parseSignerKey = (text: string): NoteSigner | undefined => {
   }
 }
 
-/** A new Ed25519 signer key named `name`, and its verifier key. */
+/**
+ * A new Ed25519 signer key named `name`, and its verifier key.
+ *
+ * @example
+ * ```ts
+ * import { generateSignerKey } from "@svc/schema/transparency"
+ *
+ * // A key for a staging log: the signer key is a secret for `transparencyLog.signingKey`,
+ * // the verifier key is public (`GET /log/key` answers it).
+ * const { signerKey, verifierKey } = generateSignerKey("consent-staging.example.com/log")
+ * ```
+ */
 export const generateSignerKey = (name: string): { readonly signerKey: string; readonly verifierKey: string } => {
   if (!isKeyName(name)) throw new Error(`A key name must be non-empty, without spaces or "+": ${JSON.stringify(name)}`)
   const { privateKey, publicKey } = generateKeyPairSync("ed25519")
@@ -119,6 +190,19 @@ export const generateSignerKey = (name: string): { readonly signerKey: string; r
  * Opens a signed note with one verifier: the note's text when it is well formed and carries a
  * valid signature by that key, else `undefined`. A signature line by the verifier's name and key
  * id that does not verify rejects the note; lines by other keys are ignored (C2SP signed-note).
+ *
+ * @example
+ * ```ts
+ * import { generateSignerKey, openNote, parseSignerKey, parseVerifierKey } from "@svc/schema/transparency"
+ *
+ * const keys = generateSignerKey("test.example.com/log")
+ * const [signer, verifier] = [parseSignerKey(keys.signerKey), parseVerifierKey(keys.verifierKey)]
+ * if (signer !== undefined && verifier !== undefined) {
+ *   const note = signer.sign("test.example.com/log\n0\n47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\n")
+ *   openNote(note, verifier) // the signed text
+ *   openNote(note.replace("\n0\n", "\n1\n"), verifier) // undefined: the text was changed after signing
+ * }
+ * ```
  */
 export const openNote = (note: string, verifier: NoteVerifier): string | undefined => {
   if (/[\u0000-\u0009\u000b-\u001f]/.test(note) || !note.endsWith("\n")) return undefined
