@@ -1,6 +1,7 @@
 // svc as an Effect library: the public services with no HTTP in between, on every dialect, beside
 // a running server on the same database, so that what the library writes HTTP reads (and back).
 import {
+  ConsentExports,
   Consents,
   Experiments,
   LegalDocuments,
@@ -13,7 +14,7 @@ import {
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { SubjectId } from "@svc/schema"
-import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { Cause, Chunk, Effect, Exit, Layer, ManagedRuntime, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { mayMail, publishPrivacyPolicy, recordSignUp } from "../../../examples/effect-library.js"
 import { bearer, call, newSubjectId } from "./support/consent-saves.js"
@@ -187,6 +188,43 @@ describe.each(dialects)("the public services [%s]", (dialect) => {
     expect(erased).toMatchObject({ subjects: 1, recordsKeptAsAnonymousProof: 1 })
     expect((await api("GET", `/subjects/${subjectId}`)).status).toBe(404)
     expect(await run(Effect.flatMap(Subjects, (s) => s.erase(subjectId)))).toMatchObject({ subjects: 0 })
+  })
+
+  it("exports a period as GET /consents/export does, and refuses a bad query with InvalidRequest", async () => {
+    const subjectId = newSubjectId()
+    const givenAt = Date.parse("2026-03-10T12:00:00Z")
+    expect(
+      (await api("POST", "/subjects", {
+        type: "cookie_banner",
+        domain: `exports-${dialect}.example`,
+        subjectId,
+        givenAt,
+        preferences: { necessary: true, measurement: true, marketing: false, functionality: false, experience: false }
+      })).status
+    ).toBe(200)
+    const query = { from: "2026-03-10", to: "2026-03-10", domain: `exports-${dialect}.example` }
+    const text = await run(
+      Effect.flatMap(ConsentExports, (exports) => exports.stream(query)).pipe(
+        Effect.flatMap((chunks) => Stream.runCollect(chunks)),
+        Effect.map((chunks) => Chunk.join(chunks, ""))
+      )
+    )
+    const lines = text.trim().split("\n").map((line) => JSON.parse(line))
+    expect(lines).toHaveLength(1)
+    expect(JSON.stringify(lines[0])).toContain(subjectId)
+    const http = await fetch(
+      `${server.url()}/consents/export?from=2026-03-10&to=2026-03-10&domain=exports-${dialect}.example`,
+      { headers: { authorization: `Bearer ${API_KEY}` } }
+    )
+    expect(text).toBe(await http.text())
+    const csvWithProofs = await failure(
+      Effect.flatMap(ConsentExports, (exports) => exports.stream({ ...query, format: "csv", proofs: true }))
+    )
+    expect(csvWithProofs._tag).toBe("InvalidRequest")
+    const tooLong = await failure(
+      Effect.flatMap(ConsentExports, (exports) => exports.stream({ from: "2025-01-01", to: "2026-03-10" }))
+    )
+    expect(tooLong).toMatchObject({ _tag: "InvalidRequest", message: expect.stringContaining("366 days") })
   })
 
   it("summarises an experiment and runs retention", async () => {

@@ -15,7 +15,7 @@ import { PolicyResolver } from "../policy/resolver.js"
 import { SessionReports } from "../policy/sessions.js"
 import { VendorList } from "../policy/gvl.js"
 import { PolicySnapshots } from "../policy/snapshots.js"
-import { PeriodExports } from "../records/period-export.js"
+import { ConsentExports } from "../records/consent-exports.js"
 import { RetentionJobLive, Retention } from "../retention/purge.js"
 import { SubjectExports } from "../records/subject-exports.js"
 import { SubjectErasure } from "../erasure/subject-erasure.js"
@@ -47,7 +47,7 @@ export const ServicesLive = Layer.mergeAll(
   SubjectExports.Default,
   SubjectErasure.Default,
   EventDeliveries.Default,
-  PeriodExports.Default,
+  ConsentExports.Default,
   Readiness.Default,
   LogProofs.Default,
   // The periodic retention run of every instance (safe with many: see RetentionRepo).

@@ -16,6 +16,7 @@ import { LegalDocuments } from "../legal/documents.js"
 import { PolicyInit } from "../policy/init.js"
 import { PolicyManifest } from "../policy/manifest.js"
 import { SessionReports } from "../policy/sessions.js"
+import { ConsentExports } from "../records/consent-exports.js"
 import { Retention } from "../retention/purge.js"
 import { Subjects } from "../subjects/subjects.js"
 import { ServicesLive } from "./services.js"
@@ -44,6 +45,7 @@ export type SvcService =
   | PolicyInit
   | SessionReports
   | Retention
+  | ConsentExports
   | SvcConfig
   | SqlClient.SqlClient
 

@@ -32,9 +32,32 @@ const eventLoopTurn = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(immediate))
 })
 
+/**
+ * The text a period export is written in: NDJSON (one 27560 record per line, the default) or CSV
+ * (one row per category receipt, for spreadsheets).
+ *
+ * @example
+ * ```ts
+ * import type { ExportFormat } from "@svc/backend"
+ *
+ * // The file name an operator's download gets.
+ * const fileName = (month: string, format: ExportFormat) => `consents-${month}.${format}`
+ * ```
+ */
 export type ExportFormat = "ndjson" | "csv"
 
-/** The query of `GET /consents/export`; `proofs` only with NDJSON. */
+/**
+ * What `ConsentExports.stream` exports (the query of `GET /consents/export`): a period of at most
+ * 366 days, optionally one type, domain or policy; `proofs` only with NDJSON.
+ *
+ * @example
+ * ```ts
+ * import type { PeriodQuery } from "@svc/backend"
+ *
+ * // Last quarter's cookie-banner consents on the shop, as CSV for the privacy team.
+ * const quarter: PeriodQuery = { from: "2026-07-01", to: "2026-09-30", type: "cookie_banner", domain: "shop.example", format: "csv" }
+ * ```
+ */
 export interface PeriodQuery extends ExportProofOption {
   readonly from: string
   readonly to: string
@@ -45,12 +68,26 @@ export interface PeriodQuery extends ExportProofOption {
 }
 
 /**
- * `GET /consents/export`: every record of a period as a stream of text, read in keyset pages of
- * {@link EXPORT_PAGE_SIZE} rows, so memory stays constant and the first line leaves before the
- * last page is read. Each record stands alone (`given`, `expired`, `erased` events; a withdrawal
- * is the later act's own record); `/subjects/:id/export` relates a subject's acts.
+ * Every consent record of a period (`GET /consents/export`), as NDJSON or CSV text read in keyset
+ * pages of {@link EXPORT_PAGE_SIZE} rows, so memory stays constant and the first line is out
+ * before the last page is read. Each record stands alone (`given`, `expired`, `erased` events; a
+ * withdrawal is the later act's own record); `Subjects.export` relates one subject's acts.
+ *
+ * @example
+ * ```ts
+ * import { ConsentExports, SvcServices } from "@svc/backend"
+ * import { Effect, Stream } from "effect"
+ * import { appendFileSync } from "node:fs"
+ *
+ * // A nightly job keeps the month's records, with their log proofs, for the auditors.
+ * const nightly = Effect.gen(function*() {
+ *   const exports = yield* ConsentExports
+ *   const text = yield* exports.stream({ from: "2026-11-01", to: "2026-11-30", proofs: true })
+ *   yield* Stream.runForEach(text, (chunk) => Effect.sync(() => appendFileSync("consents-2026-11.ndjson", chunk)))
+ * }).pipe(Effect.provide(SvcServices.layer({ database: { dialect: "sqlite", url: "./svc.db" } })))
+ * ```
  */
-export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend/PeriodExports", {
+export class ConsentExports extends Effect.Service<ConsentExports>()("@svc/backend/ConsentExports", {
   dependencies: [PeriodRecordsRepo.Default, PolicyManifest.Default, ExportProofs.Default],
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
@@ -163,6 +200,13 @@ export class PeriodExports extends Effect.Service<PeriodExports>()("@svc/backend
       return format === "csv" ? Stream.concat(Stream.make(csvHeader), body) : body
     }
 
-    return { filterOf, text } as const
+    /**
+     * The period's records as text chunks (`format`: NDJSON, the default, or CSV), or
+     * `InvalidRequest` when the query is not one: a period of at most 366 days, `proofs` only with NDJSON.
+     */
+    const stream = (query: PeriodQuery) =>
+      Effect.map(filterOf(query), (filter) => text(filter, query.format ?? "ndjson", query))
+
+    return { stream } as const
   })
 }) {}
