@@ -16,7 +16,7 @@ const assertionFree = [
   // "packages/client/src/**/*.ts",
   // "packages/browser/src/**/*.ts",
   // "packages/server/src/**/*.ts",
-  // "packages/backend/src/**/*.ts"
+  "packages/backend/src/**/*.ts"
 ]
 
 // Dot-named files and folders are local scratch (never committed), as are build outputs.

@@ -158,6 +158,30 @@ describe.each(dialects)("framework adapters save with the caller's IP [%s]", (di
     expect(await storedIp(db, saved.subjectId as string)).toBe("203.0.113.0")
   })
 
+  it("Hono: the default lookup reads Bun's server.requestIP() and Deno's info.remoteAddr", async () => {
+    const app = new Hono()
+    app.all("/consent/*", svcHono(instance()))
+    // Bun hands its server as `env` (`requestIP` is a method that reads its server), Deno the connection info.
+    class BunServer {
+      readonly peer = "198.51.100.7"
+      requestIP(_request: Request) {
+        return { address: this.peer }
+      }
+    }
+    const deno = { remoteAddr: { hostname: "192.0.2.9" } }
+    const runtimes = [[new BunServer(), "198.51.100.0"], [deno, "192.0.2.0"]] as const
+    for (const [env, stored] of runtimes) {
+      const saved = cookieSave()
+      const response = await app.request("http://svc.example/consent/subjects", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(saved)
+      }, env)
+      expect(response.status).toBe(200)
+      expect(await storedIp(db, saved.subjectId as string)).toBe(stored)
+    }
+  })
+
   it("Fastify: a plugin under basePath, with or without a register prefix; JSON parsing stays the host's", async () => {
     const svc = instance()
     const app = Fastify()

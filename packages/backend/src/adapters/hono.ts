@@ -1,3 +1,5 @@
+import { Predicate } from "effect"
+import { propertyOf } from "../codec/guards.js"
 import type { SvcLayerOptions } from "../instance/layer.js"
 import { instanceOf, type SvcSource } from "./instance.js"
 
@@ -53,15 +55,16 @@ export interface SvcHonoOptions extends SvcLayerOptions {
 }
 
 const defaultRemoteAddress = (c: HonoContextLike): string | undefined => {
-  const env = c.env as Record<string, unknown> | undefined
-  if (env === undefined || env === null) return undefined
-  const incoming = env.incoming as { socket?: { remoteAddress?: string } } | undefined
-  if (incoming?.socket?.remoteAddress !== undefined) return incoming.socket.remoteAddress
-  if (typeof env.requestIP === "function") {
-    return (env.requestIP as (request: Request) => { address?: string } | null)(c.req.raw)?.address
+  const env: unknown = c.env
+  if (!Predicate.isObject(env)) return undefined
+  const socketAddress = propertyOf(propertyOf(propertyOf(env, "incoming"), "socket"), "remoteAddress")
+  if (Predicate.isString(socketAddress)) return socketAddress
+  if ("requestIP" in env && Predicate.isFunction(env.requestIP)) {
+    const address = propertyOf(env.requestIP(c.req.raw), "address")
+    return Predicate.isString(address) ? address : undefined
   }
-  const remoteAddr = env.remoteAddr as { hostname?: string } | undefined
-  return remoteAddr?.hostname
+  const hostname = propertyOf(propertyOf(env, "remoteAddr"), "hostname")
+  return Predicate.isString(hostname) ? hostname : undefined
 }
 
 /**

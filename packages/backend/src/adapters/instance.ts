@@ -21,7 +21,7 @@ import { type SvcInstance, svcInstance } from "../instance/svc-instance.js"
 export type SvcSource = SvcInstance | SvcOptions
 
 const isInstance = (source: SvcSource): source is SvcInstance =>
-  typeof (source as { handler?: unknown }).handler === "function"
+  "handler" in source && typeof source.handler === "function"
 
 /** The instance behind an adapter: the one given, or a new one (with `layerOptions`, e.g. `migrate`). */
 export const instanceOf = (source: SvcSource, layerOptions?: SvcLayerOptions): SvcInstance =>

@@ -40,7 +40,7 @@ const hasBody = (method: string) => method !== "GET" && method !== "HEAD"
 
 /** The request's full URL. Express and Connect strip their mount path from `req.url`, not from `originalUrl`. */
 const requestUrl = (req: FrameworkRequest): string => {
-  const scheme = (req.socket as { encrypted?: boolean }).encrypted === true ? "https" : "http"
+  const scheme = "encrypted" in req.socket && req.socket.encrypted === true ? "https" : "http"
   const path = req.originalUrl ?? req.url ?? "/"
   try {
     return new URL(path, `${scheme}://${req.headers.host ?? "localhost"}`).href
@@ -72,7 +72,12 @@ const consumedBody = (req: FrameworkRequest): BodyInit | null | undefined => {
   const body = req.body
   if (body === undefined || body === null) return null
   if (typeof body === "string") return body
-  if (body instanceof Uint8Array) return new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength)
+  if (body instanceof Uint8Array) {
+    // A view on a SharedArrayBuffer cannot be a fetch body: it is copied.
+    return body.buffer instanceof ArrayBuffer
+      ? new Uint8Array(body.buffer, body.byteOffset, body.byteLength)
+      : Uint8Array.from(body)
+  }
   return JSON.stringify(body)
 }
 
@@ -99,16 +104,21 @@ export const toWebRequest = (req: FrameworkRequest, signal: AbortSignal | null =
   const method = req.method ?? "GET"
   if (!hasBody(method)) return new Request(requestUrl(req), { method, headers: requestHeaders(req, false), signal })
   const consumed = consumedBody(req)
-  // Node's global `ReadableStream` is `stream/web`'s, but @types/node and the DOM lib declare it
-  // apart (the DOM one lacks async iteration): the same object, typed by the declaration fetch reads.
-  const body = consumed === undefined ? Readable.toWeb(req) as ReadableStream<Uint8Array> : consumed
-  return new Request(requestUrl(req), {
+  const body: BodyInit | null = consumed === undefined
+    // Node's global `ReadableStream` is `stream/web`'s, but @types/node and the DOM lib declare it
+    // apart, and neither is assignable to the other (`pipeThrough`, `getReader`, async iteration).
+    // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the same object, typed by the declaration fetch reads
+    ? Readable.toWeb(req) as ReadableStream<Uint8Array>
+    : consumed
+  // A streamed body needs `duplex: "half"`, which undici reads and the DOM's `RequestInit` does not declare.
+  const init: RequestInit & { readonly duplex: "half" } = {
     method,
     headers: requestHeaders(req, consumed !== undefined),
     body,
     signal,
     duplex: "half"
-  } as RequestInit)
+  }
+  return new Request(requestUrl(req), init)
 }
 
 /**
@@ -138,6 +148,7 @@ export const sendWebResponse = async (response: Response, req: IncomingMessage, 
     res.end()
     return
   }
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the DOM's ReadableStream is Node's `stream/web` one at run time; the two declarations are not assignable (see toWebRequest)
   await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>), res)
 }
 

@@ -116,22 +116,34 @@ const isSimpleUnion = (ast: AST.Union, decoding: boolean): boolean =>
     }
   }).length <= 1
 
-const memoTables = new Map<string, WeakMap<AST.AST, Parse | Guard>>()
+/** Compiled functions of one kind, per mode and AST node; `defer` wraps a getter as that kind. */
+interface MemoTable<F> {
+  readonly byMode: Map<string, WeakMap<AST.AST, F>>
+  readonly defer: (get: () => F) => F
+}
 
-const memo = <F extends Parse | Guard>(kind: string, ast: AST.AST, mode: Mode, make: () => F): F => {
-  const key = `${kind}:${mode.decoding}:${mode.excessIsError}`
-  let byAst = memoTables.get(key)
+const parsers: MemoTable<Parse> = { byMode: new Map(), defer: (get) => (value) => get()(value) }
+const guards: MemoTable<Guard> = { byMode: new Map(), defer: (get) => (value) => get()(value) }
+
+const memo = <F>(table: MemoTable<F>, ast: AST.AST, mode: Mode, make: () => F): F => {
+  const key = `${mode.decoding}:${mode.excessIsError}`
+  let byAst = table.byMode.get(key)
   if (byAst === undefined) {
     byAst = new WeakMap()
-    memoTables.set(key, byAst)
+    table.byMode.set(key, byAst)
   }
   const found = byAst.get(ast)
-  if (found !== undefined) return found as F
+  if (found !== undefined) return found
   // Recursive schemas reach a node again while it is being compiled: the indirection answers
   // those calls once the node is done.
   const box: { compiled?: F } = {}
-  const lazy = ((value: unknown) => (box.compiled as (value: unknown) => unknown)(value)) as F
-  byAst.set(ast, lazy)
+  byAst.set(
+    ast,
+    table.defer(() => {
+      if (box.compiled === undefined) throw unsupported
+      return box.compiled
+    })
+  )
   box.compiled = make()
   byAst.set(ast, box.compiled)
   return box.compiled
@@ -141,7 +153,7 @@ const memo = <F extends Parse | Guard>(kind: string, ast: AST.AST, mode: Mode, m
 const guard = (ast: AST.AST, inherited: Mode): Guard => {
   const mode = modeOf(ast, inherited)
   if (mode === undefined) return effectGuard(ast, inherited)
-  return memo("guard", ast, mode, () => makeGuard(ast, mode))
+  return memo(guards, ast, mode, () => makeGuard(ast, mode))
 }
 
 const primitiveGuard = (ast: AST.AST): Guard | undefined => {
@@ -164,8 +176,8 @@ const primitiveGuard = (ast: AST.AST): Guard | undefined => {
     case "AnyKeyword":
       return () => true
     case "Enums": {
-      const values = ast.enums.map(([, value]) => value)
-      return (value) => values.includes(value as string | number)
+      const values: ReadonlyArray<unknown> = ast.enums.map(([, value]) => value)
+      return (value) => values.includes(value)
     }
     default:
       return undefined
@@ -191,9 +203,9 @@ const makeGuard = (ast: AST.AST, mode: Mode): Guard => {
       return (value) => members.some((member) => member(value))
     }
     case "TypeLiteral":
-      return typeLiteral(ast, mode, (child, m) => guard(child, m))?.guard ?? effectGuard(ast, mode)
+      return typeLiteralGuard(ast, mode) ?? effectGuard(ast, mode)
     case "TupleType":
-      return array(ast, mode, (child, m) => guard(child, m))?.guard ?? effectGuard(ast, mode)
+      return arrayGuard(ast, mode) ?? effectGuard(ast, mode)
     default:
       return effectGuard(ast, mode)
   }
@@ -203,7 +215,7 @@ const makeGuard = (ast: AST.AST, mode: Mode): Guard => {
 const parser = (ast: AST.AST, inherited: Mode): Parse => {
   const mode = modeOf(ast, inherited)
   if (mode === undefined) return effectParse(ast, inherited)
-  return memo("parse", ast, mode, () => makeParser(ast, mode))
+  return memo(parsers, ast, mode, () => makeParser(ast, mode))
 }
 
 const makeParser = (ast: AST.AST, mode: Mode): Parse => {
@@ -244,9 +256,9 @@ const makeParser = (ast: AST.AST, mode: Mode): Parse => {
       }
     }
     case "TypeLiteral":
-      return typeLiteral(ast, mode, (child, m) => parser(child, m))?.parse ?? effectParse(ast, mode)
+      return typeLiteralParser(ast, mode) ?? effectParse(ast, mode)
     case "TupleType":
-      return array(ast, mode, (child, m) => parser(child, m))?.parse ?? effectParse(ast, mode)
+      return arrayParser(ast, mode) ?? effectParse(ast, mode)
     default:
       return effectParse(ast, mode)
   }
@@ -278,21 +290,32 @@ const transformation = (ast: AST.Transformation, mode: Mode): Parse => {
 }
 
 /**
- * A struct or record, as a guard and as a parser (`child` compiles the members either way).
- * Effect's order: the property signatures in declared order, then the index-signature keys not
- * declared; keys no signature names are dropped, or refused under `onExcessProperty: "error"`.
+ * A struct's or record's members compiled by `child` (as parsers or as guards). Effect's order:
+ * the property signatures in declared order, then the index-signature keys not declared; keys no
+ * signature names are dropped, or refused under `onExcessProperty: "error"`.
  */
-const typeLiteral = (
+interface TypeLiteralPlan<F> {
+  readonly properties: ReadonlyArray<{ readonly name: PropertyKey; readonly isOptional: boolean; readonly member: F }>
+  readonly indexes: ReadonlyArray<{
+    readonly keys: (value: object) => ReadonlyArray<PropertyKey>
+    readonly key: Guard
+    readonly member: F
+  }>
+  readonly declared: ReadonlySet<PropertyKey>
+  readonly excessRefused: (value: Record<PropertyKey, unknown>) => boolean
+}
+
+const typeLiteralPlan = <F>(
   ast: AST.TypeLiteral,
   mode: Mode,
-  child: (ast: AST.AST, mode: Mode) => Parse | Guard
-): { guard: Guard; parse: Parse } | undefined => {
+  child: (ast: AST.AST, mode: Mode) => F
+): TypeLiteralPlan<F> | undefined => {
   const properties = ast.propertySignatures.map((ps) => ({
     name: ps.name,
     isOptional: ps.isOptional,
     member: child(ps.type, mode)
   }))
-  const indexes: Array<{ keys: (value: object) => ReadonlyArray<PropertyKey>; key: Guard; member: Parse | Guard }> = []
+  const indexes: Array<{ keys: (value: object) => ReadonlyArray<PropertyKey>; key: Guard; member: F }> = []
   for (const signature of ast.indexSignatures) {
     const keys = indexKeysOf(signature.parameter)
     if (keys === undefined) return undefined
@@ -302,65 +325,80 @@ const typeLiteral = (
   const isExpected = (key: PropertyKey): boolean => declared.has(key) || indexes.some((index) => index.key(key))
   const excessRefused = (value: Record<PropertyKey, unknown>): boolean =>
     mode.excessIsError && Reflect.ownKeys(value).some((key) => !isExpected(key))
+  return { properties, indexes, declared, excessRefused }
+}
 
-  const parse: Parse = (value) => {
+const typeLiteralParser = (ast: AST.TypeLiteral, mode: Mode): Parse | undefined => {
+  const plan = typeLiteralPlan(ast, mode, parser)
+  if (plan === undefined) return undefined
+  const { declared, excessRefused, indexes, properties } = plan
+  return (value) => {
     if (!isRecord(value) || excessRefused(value)) return MISS
     const output: Record<PropertyKey, unknown> = {}
     for (const property of properties) {
       if (property.isOptional && !hasOwn(value, property.name)) continue
-      const parsed = (property.member as Parse)(value[property.name])
+      const parsed = property.member(value[property.name])
       if (parsed === MISS) return MISS
       output[property.name] = parsed
     }
     for (const index of indexes) {
       for (const key of index.keys(value)) {
         if (!index.key(key)) continue
-        const parsed = (index.member as Parse)(value[key])
+        const parsed = index.member(value[key])
         if (parsed === MISS) return MISS
         if (!declared.has(key)) output[key] = parsed
       }
     }
     return output
   }
+}
 
-  const check: Guard = (value) => {
+const typeLiteralGuard = (ast: AST.TypeLiteral, mode: Mode): Guard | undefined => {
+  const plan = typeLiteralPlan(ast, mode, guard)
+  if (plan === undefined) return undefined
+  const { excessRefused, indexes, properties } = plan
+  return (value) => {
     if (!isRecord(value) || excessRefused(value)) return false
     for (const property of properties) {
       if (property.isOptional && !hasOwn(value, property.name)) continue
-      if (!(property.member as Guard)(value[property.name])) return false
+      if (!property.member(value[property.name])) return false
     }
     for (const index of indexes) {
       for (const key of index.keys(value)) {
-        if (index.key(key) && !(index.member as Guard)(value[key])) return false
+        if (index.key(key) && !index.member(value[key])) return false
       }
     }
     return true
   }
-  return { guard: check, parse }
 }
 
-/** `Schema.Array(item)` (a tuple with one rest element and no fixed ones); other tuples are left to Effect. */
-const array = (
-  ast: AST.TupleType,
-  mode: Mode,
-  child: (ast: AST.AST, mode: Mode) => Parse | Guard
-): { guard: Guard; parse: Parse } | undefined => {
+/** The item of `Schema.Array(item)` (a tuple with one rest element and no fixed ones); other tuples are left to Effect. */
+const arrayItem = (ast: AST.TupleType): AST.AST | undefined => {
   const [rest, ...more] = ast.rest
-  if (ast.elements.length > 0 || rest === undefined || more.length > 0) return undefined
-  const item = child(rest.type, mode)
-  return {
-    guard: (value) => Array.isArray(value) && value.every((element) => (item as Guard)(element)),
-    parse: (value) => {
-      if (!Array.isArray(value)) return MISS
-      const output = new Array<unknown>(value.length)
-      for (let i = 0; i < value.length; i++) {
-        const parsed = (item as Parse)(value[i])
-        if (parsed === MISS) return MISS
-        output[i] = parsed
-      }
-      return output
+  return ast.elements.length > 0 || rest === undefined || more.length > 0 ? undefined : rest.type
+}
+
+const arrayParser = (ast: AST.TupleType, mode: Mode): Parse | undefined => {
+  const item = arrayItem(ast)
+  if (item === undefined) return undefined
+  const parse = parser(item, mode)
+  return (value) => {
+    if (!Array.isArray(value)) return MISS
+    const output = new Array<unknown>(value.length)
+    for (let i = 0; i < value.length; i++) {
+      const parsed = parse(value[i])
+      if (parsed === MISS) return MISS
+      output[i] = parsed
     }
+    return output
   }
+}
+
+const arrayGuard = (ast: AST.TupleType, mode: Mode): Guard | undefined => {
+  const item = arrayItem(ast)
+  if (item === undefined) return undefined
+  const check = guard(item, mode)
+  return (value) => Array.isArray(value) && value.every((element) => check(element))
 }
 
 const compile = <In, Out>(ast: AST.AST, decoding: boolean, reference: (value: In) => Out): (value: In) => Out => {
@@ -368,6 +406,7 @@ const compile = <In, Out>(ast: AST.AST, decoding: boolean, reference: (value: In
   return (value) => {
     try {
       const parsed = compiled(value)
+      // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- compiled from the untyped AST of the schema `reference` parses: the same value, as compiled-codec.test.ts proves
       if (parsed !== MISS) return parsed as Out
     } catch (error) {
       if (!(error instanceof Unsupported)) throw error

@@ -42,7 +42,7 @@ export const likelyDialect = (written: string): string | undefined => {
 
 /** `database.dialect: …`, or `undefined` when the value is one of the three. */
 export const dialectProblem = (dialect: unknown): string | undefined => {
-  if (typeof dialect === "string" && (DIALECTS as ReadonlyArray<string>).includes(dialect)) return undefined
+  if (DIALECTS.some((known) => known === dialect)) return undefined
   const expected = `one of ${DIALECTS.map((d) => `"${d}"`).join(", ")}`
   if (typeof dialect !== "string") return `must be ${expected}`
   // A plain word is echoed; anything else (a URL pasted in the wrong field) is not.
@@ -104,7 +104,8 @@ export const databaseUrlProblem = (dialect: unknown, url: unknown): string | und
  */
 export const databaseProblems = (database: unknown): Array<string> => {
   if (typeof database !== "object" || database === null || !("dialect" in database)) return []
-  const { dialect, url } = database as { dialect?: unknown; url?: unknown }
+  const { dialect } = database
+  const url = "url" in database ? database.url : undefined
   const problems: Array<string> = []
   const badDialect = dialectProblem(dialect)
   if (badDialect !== undefined) problems.push(`database.dialect: ${badDialect}`)

@@ -37,7 +37,7 @@ export interface PgTarget {
 }
 
 const isOneOf = <T extends string>(values: ReadonlyArray<T>, value: string): value is T =>
-  (values as ReadonlyArray<string>).includes(value)
+  values.some((candidate) => candidate === value)
 
 const DEFAULT_PORT = 5432
 

@@ -7,7 +7,7 @@ const DEFAULTS: Partial<Record<RateLimitGroup, ResolvedRateRule>> = {
   admin: { limit: 600, windowSeconds: 60 }
 }
 
-const GROUPS: ReadonlyArray<RateLimitGroup> = ["publicWrites", "admin", "init", "manifest", "scripts"]
+export const RATE_LIMIT_GROUPS: ReadonlyArray<RateLimitGroup> = ["publicWrites", "admin", "init", "manifest", "scripts"]
 
 /**
  * `rateLimit` (checked by the options schema, which never repeats a Redis URL) with its defaults;
@@ -27,7 +27,7 @@ export const resolveRateLimit = (
       keyPrefix: options.store.keyPrefix ?? `svc:ratelimit:${tenantId === undefined ? "" : `${tenantId}:`}`
     }
   const rules: Partial<Record<RateLimitGroup, ResolvedRateRule>> = {}
-  for (const group of GROUPS) {
+  for (const group of RATE_LIMIT_GROUPS) {
     const rule = options[group]
     if (rule === false) continue
     const resolved = rule === undefined

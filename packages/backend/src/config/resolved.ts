@@ -76,15 +76,15 @@ export interface ResolvedConfig {
     | { readonly _tag: "Off" }
   readonly openapi: {
     readonly enabled: boolean
-    readonly specPath: string
+    readonly specPath: `/${string}`
     readonly title: string
     readonly basePath: string
   }
   readonly script: {
     readonly enabled: boolean
-    readonly path: string
-    readonly headlessPath: string
-    readonly iabPath: string
+    readonly path: `/${string}`
+    readonly headlessPath: `/${string}`
+    readonly iabPath: `/${string}`
     readonly backendURL: string | undefined
     readonly config: Readonly<Record<string, unknown>>
     readonly bundles: NonNullable<ScriptOptions["bundles"]>

@@ -23,7 +23,10 @@ const AnyLayer = <A>() => declared((u): u is A => Layer.isLayer(u), "Layer")
 
 const Seconds = Schema.Int.pipe(Schema.nonNegative())
 const Positive = Schema.Int.pipe(Schema.positive())
-const Path = Schema.String.pipe(Schema.startsWith("/"))
+/** A route path; typed as one for the router (`/${string}`), with the message `Schema.startsWith` gives. */
+const Path = Schema.String.pipe(
+  Schema.filter((s): s is `/${string}` => s.startsWith("/"), { description: 'a string starting with "/"' })
+)
 /** A retention window: whole days, at least one, at most a hundred years. */
 const RetentionDays = Schema.Int.pipe(Schema.between(1, 36_500))
 const NonEmpty = Schema.String.pipe(Schema.minLength(1, { message: () => "must be a non-empty string" }))

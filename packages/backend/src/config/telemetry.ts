@@ -3,7 +3,7 @@ import type { TelemetryOptions } from "./schema.js"
 export interface ResolvedTelemetry {
   readonly serviceName: string
   readonly otlp: { readonly url: string; readonly headers: Readonly<Record<string, string>> } | undefined
-  readonly prometheus: { readonly path: string } | undefined
+  readonly prometheus: { readonly path: `/${string}` } | undefined
 }
 
 /**

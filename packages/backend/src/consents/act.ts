@@ -10,6 +10,16 @@ export interface StoredReceipt {
 }
 export type StoredReceipts = Partial<Record<OptionalCategory, StoredReceipt>>
 
+/** A receipt map's entries in category order, the order `readConsentRow` stores them in. */
+export const receiptEntries = (receipts: StoredReceipts): Array<readonly [OptionalCategory, StoredReceipt]> => {
+  const entries: Array<readonly [OptionalCategory, StoredReceipt]> = []
+  for (const category of OptionalCategories) {
+    const receipt = receipts[category]
+    if (receipt !== undefined) entries.push([category, receipt])
+  }
+  return entries
+}
+
 /** A vendor choice as stored: the grant map exactly as sent and one confirmation time (epoch ms). */
 export interface StoredVendorChoice {
   readonly grants: Readonly<Record<string, boolean>>

@@ -1,6 +1,6 @@
 import type { OptionalCategory, PolicyPack, SubjectChoice, SubjectVendorChoice, Vendor } from "@svc/schema"
 import { isLegalDocumentType } from "@svc/schema"
-import type { StoredReceipt } from "./act.js"
+import { receiptEntries, type StoredReceipt } from "./act.js"
 import type { StoredConsent } from "./records.js"
 
 /** What "latest policy" is judged against: current legal releases and the manifest's rules. */
@@ -37,7 +37,7 @@ export const subjectChoiceOf = (consents: ReadonlyArray<StoredConsent>): Subject
   const latest = new Map<OptionalCategory, StoredReceipt>()
   for (const consent of [...consents].sort(byAct)) {
     if (consent.type !== "cookie_banner") continue
-    for (const [category, receipt] of Object.entries(consent.receipts) as Array<[OptionalCategory, StoredReceipt]>) {
+    for (const [category, receipt] of receiptEntries(consent.receipts)) {
       const current = latest.get(category)
       if (current === undefined || receipt.confirmedAt >= current.confirmedAt) latest.set(category, receipt)
     }

@@ -1,10 +1,11 @@
-import type { OptionalCategory, StandardConsentRecord } from "@svc/schema"
+import type { StandardConsentRecord } from "@svc/schema"
 import { ConsentRecordedEvent, ConsentWithdrawnEvent } from "@svc/schema"
 import type { SqlError } from "@effect/sql"
 import { Clock, Effect, type ParseResult } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { EventOutbox } from "../events/outbox.js"
 import { PolicyManifest } from "../policy/manifest.js"
+import { receiptEntries } from "./act.js"
 import { byAct } from "./choices.js"
 import { readConsentRow, type StoredConsent } from "./records.js"
 import { ConsentsRepo } from "./repository.js"
@@ -22,9 +23,9 @@ export interface RecordedAct {
 }
 
 const withdrawnFrom = (previous: StoredConsent, current: StoredConsent) => {
-  const categories = Object.entries(previous.receipts)
-    .filter(([category, receipt]) => receipt.value && current.receipts[category as OptionalCategory]?.value === false)
-    .map(([category]) => category as OptionalCategory)
+  const categories = receiptEntries(previous.receipts)
+    .filter(([category, receipt]) => receipt.value && current.receipts[category]?.value === false)
+    .map(([category]) => category)
   const before = previous.vendorChoice?.grants ?? {}
   const after = current.vendorChoice?.grants ?? {}
   const vendors = Object.keys(before).filter((vendor) => before[vendor] === true && after[vendor] === false)

@@ -8,8 +8,7 @@ import {
   StalePolicy,
   SubjectConflict
 } from "@svc/api"
-import type { ConsentId, SubjectId } from "@svc/schema"
-import { isLegalDocumentType, SaveConsentRequest, type SaveConsentResponse } from "@svc/schema"
+import { ConsentId, isLegalDocumentType, SaveConsentRequest, type SaveConsentResponse } from "@svc/schema"
 import { SqlClient } from "@effect/sql"
 import { randomBytes } from "node:crypto"
 import { Clock, Effect, Either, Option, ParseResult, Schema } from "effect"
@@ -102,7 +101,7 @@ export type SaveError =
   | InvalidRequest
   | DatabaseError
 
-const newConsentId = () => `cns_${randomBytes(16).toString("base64url")}` as ConsentId
+const newConsentId = () => ConsentId.make(`cns_${randomBytes(16).toString("base64url")}`)
 
 const USER_AGENT_MAX = 512
 /** JSON columns are TEXT: 65,535 bytes on MySQL, which would truncate rather than refuse. */
@@ -221,8 +220,8 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
     const respond = (stored: StoredConsent): Effect.Effect<SaveConsentResponse, DatabaseError> =>
       Effect.gen(function*() {
         const response: SaveConsentResponse = {
-          subjectId: stored.subjectId as SubjectId,
-          consentId: stored.id as ConsentId,
+          subjectId: stored.subjectId,
+          consentId: stored.id,
           appliedPreferences: stored.preferences,
           givenAt: new Date(stored.givenAt),
           runtimePolicySource: stored.runtimePolicySource,

@@ -1,4 +1,5 @@
 import type { GpcProof, OptionalCategory, PolicyPack } from "@svc/schema"
+import { propertyOf } from "../codec/guards.js"
 import type { ActDecision } from "./act.js"
 
 /**
@@ -36,10 +37,10 @@ const isCategoryList = (u: unknown): u is Array<OptionalCategory> =>
 export const decodeGpcProof = (text: string | null): GpcProof | null => {
   if (text === null) return null
   try {
-    const u = JSON.parse(text) as { denied?: unknown; overridden?: unknown }
-    return isCategoryList(u.denied) && isCategoryList(u.overridden)
-      ? { denied: u.denied, overridden: u.overridden }
-      : null
+    const proof: unknown = JSON.parse(text)
+    const denied = propertyOf(proof, "denied")
+    const overridden = propertyOf(proof, "overridden")
+    return isCategoryList(denied) && isCategoryList(overridden) ? { denied, overridden } : null
   } catch {
     return null
   }

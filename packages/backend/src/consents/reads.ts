@@ -1,6 +1,6 @@
 import { type DatabaseError, InvalidRequest, NotFound } from "@svc/api"
-import type { ConsentCheck, SubjectId, SubjectList, SubjectView } from "@svc/schema"
-import { isLegalDocumentType } from "@svc/schema"
+import type { ConsentCheck, SubjectList, SubjectView } from "@svc/schema"
+import { isLegalDocumentType, SubjectId } from "@svc/schema"
 import { Clock, Effect, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
@@ -43,7 +43,7 @@ export class ConsentReads extends Effect.Service<ConsentReads>()("@svc/backend/C
         : Effect.succeed({ currentLegal: new Map(), rule: manifest.rule })
 
     const subjectOf = (row: SubjectRow) => ({
-      id: row.id as SubjectId,
+      id: SubjectId.make(row.id),
       externalId: row.external_id,
       identityProvider: row.identity_provider,
       verified: Number(row.verified) === 1,
@@ -84,7 +84,7 @@ export class ConsentReads extends Effect.Service<ConsentReads>()("@svc/backend/C
         const context = yield* policyContext(all)
         return {
           subjects: rows.map((row) => ({
-            id: row.id as SubjectId,
+            id: SubjectId.make(row.id),
             externalId: row.external_id ?? externalId,
             identityProvider: row.identity_provider ?? DEFAULT_IDENTITY_PROVIDER,
             createdAt: new Date(Number(row.created_at)),

@@ -1,5 +1,6 @@
-import type { ConsentId, ConsentRecord, GpcProof, Preferences, RuntimePolicySource } from "@svc/schema"
-import { OptionalCategories } from "@svc/schema"
+import type { ConsentRecord, GpcProof, Preferences } from "@svc/schema"
+import { ConsentId, OptionalCategories, RuntimePolicySource, SubjectId } from "@svc/schema"
+import { isOneOf } from "../codec/guards.js"
 import type { StoredReceipts, StoredVendorChoice } from "./act.js"
 import { decodeGpcProof } from "./gpc.js"
 import { readSectionIds } from "./signal-strings.js"
@@ -7,8 +8,8 @@ import type { ConsentRow } from "./repository.js"
 
 /** A consent row with its JSON columns read. `readable` is false when one of them could not be. */
 export interface StoredConsent {
-  readonly id: string
-  readonly subjectId: string
+  readonly id: ConsentId
+  readonly subjectId: SubjectId
   readonly digest: string
   readonly type: string
   readonly domain: string
@@ -32,6 +33,8 @@ export interface StoredConsent {
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 const isTime = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u) && u >= 0
+const isBooleanRecord = (u: Record<string, unknown>): u is Record<string, boolean> =>
+  Object.values(u).every((v) => typeof v === "boolean")
 
 const parse = (text: string | null): { ok: boolean; value: unknown } => {
   if (text === null) return { ok: true, value: null }
@@ -44,8 +47,7 @@ const parse = (text: string | null): { ok: boolean; value: unknown } => {
 
 const readPreferences = (u: unknown): Preferences | null | undefined => {
   if (u === null) return null
-  if (!isRecord(u) || !Object.values(u).every((v) => typeof v === "boolean")) return undefined
-  return u as Preferences
+  return isRecord(u) && isBooleanRecord(u) ? u : undefined
 }
 
 const readReceipts = (u: unknown): StoredReceipts | undefined => {
@@ -64,11 +66,12 @@ const readReceipts = (u: unknown): StoredReceipts | undefined => {
 const readVendorChoice = (u: unknown): StoredVendorChoice | null | undefined => {
   if (u === null) return null
   if (!isRecord(u) || !isRecord(u.grants) || !isTime(u.confirmedAt)) return undefined
-  if (!Object.values(u.grants).every((v) => typeof v === "boolean")) return undefined
-  return { grants: u.grants as Record<string, boolean>, confirmedAt: u.confirmedAt }
+  if (!isBooleanRecord(u.grants)) return undefined
+  return { grants: u.grants, confirmedAt: u.confirmedAt }
 }
 
-const sources: ReadonlyArray<string> = ["snapshot_token", "snapshot_token_replayed"]
+/** Ids of rows svc wrote: checked by their schemas when written, not again for each row read (an export reads millions). */
+const storedId = { disableValidation: true } as const
 
 export const readConsentRow = (row: ConsentRow): StoredConsent => {
   const p = parse(row.preferences)
@@ -78,8 +81,8 @@ export const readConsentRow = (row: ConsentRow): StoredConsent => {
   const receipts = r.ok ? readReceipts(r.value) : undefined
   const vendorChoice = v.ok ? readVendorChoice(v.value) : undefined
   return {
-    id: row.id,
-    subjectId: row.subject_id,
+    id: ConsentId.make(row.id, storedId),
+    subjectId: SubjectId.make(row.subject_id, storedId),
     digest: row.act_digest,
     type: row.type,
     domain: row.domain,
@@ -91,8 +94,8 @@ export const readConsentRow = (row: ConsentRow): StoredConsent => {
     readable: preferences !== undefined && receipts !== undefined && vendorChoice !== undefined,
     policyId: row.policy_id,
     policyFingerprint: row.policy_fingerprint,
-    runtimePolicySource: row.runtime_policy_source !== null && sources.includes(row.runtime_policy_source)
-      ? row.runtime_policy_source as RuntimePolicySource
+    runtimePolicySource: isOneOf(RuntimePolicySource.literals, row.runtime_policy_source)
+      ? row.runtime_policy_source
       : null,
     legalReleaseId: row.legal_release_id,
     journeyId: row.journey_id,
@@ -112,7 +115,7 @@ export const toConsentRecord = (consent: StoredConsent, isLatestPolicy: boolean)
     receipts[category] = { value: receipt.value, confirmedAt: new Date(receipt.confirmedAt) }
   }
   return {
-    consentId: consent.id as ConsentId,
+    consentId: consent.id,
     type: consent.type,
     domain: consent.domain,
     givenAt: new Date(consent.givenAt),

@@ -2,6 +2,7 @@ import { GppModel } from "@iabgpp/cmpapi"
 import { InvalidRequest } from "@svc/api"
 import type { SaveConsentRequest } from "@svc/schema"
 import { Either } from "effect"
+import { propertyOf } from "../codec/guards.js"
 
 /** A save's IAB strings as stored: the GPP string with its section ids, and the TCF v2 TC string. */
 export interface SignalStrings {
@@ -15,7 +16,7 @@ const clip = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}…` : t
 
 /** The library's reason, without the (possibly long) string it repeats. */
 const reasonOf = (error: unknown): string =>
-  clip(String((error as { message?: unknown } | null)?.message ?? error).replace(/'[^']{24,}'/g, "'…'"))
+  clip(String(propertyOf(error, "message") ?? error).replace(/'[^']{24,}'/g, "'…'"))
 
 /**
  * Decodes `gppString` and `tcString` with the IAB's own library (`@iabgpp/cmpapi`); a string it
@@ -29,7 +30,7 @@ export const decodeSignalStrings = (body: SaveConsentRequest): Either.Either<Sig
       const model = new GppModel()
       model.decode(body.gppString)
       model.toObject()
-      const ids = model.getSectionIds() as ReadonlyArray<number>
+      const ids: ReadonlyArray<unknown> = model.getSectionIds()
       if (ids.length === 0) throw new Error("it lists no section")
       gppSectionIds = ids.join(",")
     } catch (error) {

@@ -3,7 +3,6 @@ import type {
   ConsentEvent,
   ConsentSurface,
   IdentityLinkRecord,
-  OptionalCategory,
   PolicyPack,
   RecordPurpose,
   StandardConsentRecord
@@ -14,6 +13,7 @@ import {
   ConsentSurface as SurfaceSchema
 } from "@svc/schema"
 import { Schema } from "effect"
+import { receiptEntries } from "./act.js"
 import { byAct } from "./choices.js"
 import { readConsentRow, type StoredConsent } from "./records.js"
 import type { RecordRow } from "./record-row.js"
@@ -134,8 +134,8 @@ export const toStandardRecord = (
   context: RecordContext
 ): StandardConsentRecord => {
   const { act } = exported
-  const purposes: Array<RecordPurpose> = Object.entries(act.receipts).map(([category, receipt]) => ({
-    category: category as OptionalCategory,
+  const purposes: Array<RecordPurpose> = receiptEntries(act.receipts).map(([category, receipt]) => ({
+    category,
     granted: receipt.value,
     confirmedAt: new Date(receipt.confirmedAt)
   }))

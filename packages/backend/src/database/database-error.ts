@@ -1,20 +1,19 @@
 import { HttpApp, HttpServerResponse } from "@effect/platform"
 import type { SqlError } from "@effect/sql"
 import { DatabaseError, InternalError } from "@svc/api"
-import { Effect, Option, type ParseResult } from "effect"
+import { Effect, Option, type ParseResult, Predicate } from "effect"
+import { propertyOf } from "../codec/guards.js"
 import { isSchemaMissing, MIGRATE_HINT } from "./schema-state.js"
 
 type StorageFailure = SqlError.SqlError | ParseResult.ParseError
 
-const isStorageFailure = (error: unknown): error is StorageFailure => {
-  const tag = (error as { _tag?: unknown } | null)?._tag
-  return tag === "SqlError" || tag === "ParseError"
-}
+const isStorageFailure = (error: unknown): error is StorageFailure =>
+  Predicate.isTagged(error, "SqlError") || Predicate.isTagged(error, "ParseError")
 
 const describeCause = (error: StorageFailure): string => {
   if (error._tag !== "SqlError") return "a stored row did not decode"
-  const cause = error.cause as { message?: unknown; code?: unknown } | undefined
-  return [cause?.code, cause?.message].filter((part) => part !== undefined).map(String).join(": ")
+  const parts = [propertyOf(error.cause, "code"), propertyOf(error.cause, "message")]
+  return parts.filter((part) => part !== undefined).map(String).join(": ")
 }
 
 /**
@@ -55,7 +54,7 @@ export const orDatabaseError = <A, E, R>(
         Effect.zipRight(retryAfter),
         Effect.zipRight(Effect.fail(new DatabaseError({ message: "The database is unavailable; try again later" })))
       )
-  ) as Effect.Effect<A, Exclude<E, StorageFailure> | DatabaseError, R>
+  )
 
 /**
  * `@effect/sql` turns a COMMIT or ROLLBACK that fails into a defect. That is a connection lost at
@@ -72,7 +71,6 @@ const lostCommitAsFailure = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Ef
 
 /** Rows a write changed, read from the driver's raw result (sqlite `changes`, pg `rowCount`, mysql `affectedRows`). */
 export const changedRows = (raw: unknown): number => {
-  const result = raw as { changes?: unknown; rowCount?: unknown; affectedRows?: unknown } | null
-  const n = result?.changes ?? result?.rowCount ?? result?.affectedRows
+  const n = propertyOf(raw, "changes") ?? propertyOf(raw, "rowCount") ?? propertyOf(raw, "affectedRows")
   return typeof n === "number" ? n : typeof n === "bigint" ? Number(n) : 0
 }

@@ -1,4 +1,5 @@
-import { Effect, Schedule } from "effect"
+import { Effect, Predicate, Schedule } from "effect"
+import { propertyOf } from "../codec/guards.js"
 
 /**
  * Driver codes of a transaction the database rolled back to break a deadlock (or a serialization
@@ -8,9 +9,9 @@ import { Effect, Schedule } from "effect"
 const retryableCodes: ReadonlySet<unknown> = new Set(["ER_LOCK_DEADLOCK", 1213, "40P01", "40001"])
 
 const isDeadlock = (error: unknown): boolean => {
-  if ((error as { _tag?: unknown } | null)?._tag !== "SqlError") return false
-  const cause = (error as { cause?: { code?: unknown; errno?: unknown } }).cause
-  return retryableCodes.has(cause?.code) || retryableCodes.has(cause?.errno)
+  if (!Predicate.isTagged(error, "SqlError")) return false
+  const cause = propertyOf(error, "cause")
+  return retryableCodes.has(propertyOf(cause, "code")) || retryableCodes.has(propertyOf(cause, "errno"))
 }
 
 /**

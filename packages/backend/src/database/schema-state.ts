@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Effect } from "effect"
+import { propertyOf } from "../codec/guards.js"
 import { migrations } from "./migrations/index.js"
 
 /** What the operator runs when the schema is missing or behind; every message about it says so. */
@@ -11,8 +12,10 @@ export const MIGRATE_HINT = "run `svc migrate` (or start with migrations on)"
  * failure: retrying cannot help.
  */
 export const isSchemaMissing = (error: unknown): boolean => {
-  const cause = (error as { cause?: unknown } | null)?.cause ?? error
-  const { code, errno, message } = (cause ?? {}) as { code?: unknown; errno?: unknown; message?: unknown }
+  const cause = propertyOf(error, "cause") ?? error
+  const code = propertyOf(cause, "code")
+  const errno = propertyOf(cause, "errno")
+  const message = propertyOf(cause, "message")
   // Postgres SQLSTATE: undefined_table, undefined_column, invalid_schema_name.
   if (code === "42P01" || code === "42703" || code === "3F000") return true
   // MySQL / MariaDB: ER_NO_SUCH_TABLE, ER_BAD_FIELD_ERROR.

@@ -1,4 +1,5 @@
-import { type Duration, Effect, Schedule } from "effect"
+import { type Duration, Effect, Predicate, Schedule } from "effect"
+import { propertyOf } from "../codec/guards.js"
 
 /**
  * SQLite lock waits that never block the event loop. better-sqlite3 is synchronous: with a
@@ -10,8 +11,8 @@ import { type Duration, Effect, Schedule } from "effect"
 
 /** A SQLite "database is locked" failure (SQLITE_BUSY and its extended codes), worth trying again. */
 export const isBusy = (error: unknown): boolean => {
-  if ((error as { _tag?: unknown } | null)?._tag !== "SqlError") return false
-  const code = (error as { cause?: { code?: unknown } }).cause?.code
+  if (!Predicate.isTagged(error, "SqlError")) return false
+  const code = propertyOf(propertyOf(error, "cause"), "code")
   return typeof code === "string" && code.startsWith("SQLITE_BUSY")
 }
 

@@ -107,7 +107,7 @@ export class EventDeliverer extends Effect.Service<EventDeliverer>()("@svc/backe
         if (sink === undefined) return
         const event: OutgoingEvent = {
           id: row.event_id,
-          type: row.event_type as OutgoingEvent["type"],
+          type: row.event_type,
           body: row.payload,
           attempt: Number(row.attempts) + 1
         }

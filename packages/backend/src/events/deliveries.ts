@@ -1,5 +1,5 @@
 import { type DatabaseError, NotFound } from "@svc/api"
-import type { EventDelivery, EventDeliveryCounts, SvcEventType } from "@svc/schema"
+import type { EventDelivery, EventDeliveryCounts } from "@svc/schema"
 import { Clock, Effect, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
@@ -11,9 +11,9 @@ const DEFAULT_LIMIT = 100
 const toDelivery = (row: DeliveryRow, disabled: ReadonlySet<string>): EventDelivery => ({
   id: row.id,
   eventId: row.event_id,
-  eventType: row.event_type as SvcEventType,
+  eventType: row.event_type,
   endpoint: row.endpoint,
-  status: row.status as EventDelivery["status"],
+  status: row.status,
   attempts: Number(row.attempts),
   nextAttemptAt: row.status === "pending" ? new Date(row.next_attempt_at) : null,
   lastAttemptAt: row.last_attempt_at === null ? null : new Date(row.last_attempt_at),

@@ -1,13 +1,14 @@
 import { jetstream } from "@nats-io/jetstream"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
-import { Effect } from "effect"
+import { Effect, Predicate } from "effect"
+import { propertyOf } from "../codec/guards.js"
 import { Delivered, type EventSink, type OutgoingEvent, RetryLater } from "../config/event-sinks.js"
 
 /** The server's reason without the URL (which may carry credentials). */
 const describe = (error: unknown): string => {
-  const e = error as { code?: unknown; name?: unknown; message?: unknown } | null
-  const code = typeof e?.code === "string" ? e.code : typeof e?.name === "string" ? e.name : "error"
-  const message = typeof e?.message === "string" ? e.message.replace(/\b\w+:\/\/\S+/g, "<url>") : ""
+  const code = [propertyOf(error, "code"), propertyOf(error, "name")].find(Predicate.isString) ?? "error"
+  const raw = propertyOf(error, "message")
+  const message = Predicate.isString(raw) ? raw.replace(/\b\w+:\/\/\S+/g, "<url>") : ""
   return `NATS: ${code}${message === "" ? "" : ` ${message}`}`.slice(0, 300)
 }
 

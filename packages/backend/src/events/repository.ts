@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { DeliveryStatus, SvcEventType } from "@svc/schema"
 import { Effect, Schema } from "effect"
 import { Millis } from "../database/columns.js"
 import { changedRows } from "../database/database-error.js"
@@ -12,7 +13,7 @@ export const ClaimedRow = Schema.Struct({
   attempts: Schema.Union(Schema.Number, Schema.NumberFromString),
   created_at: Millis,
   event_id: Schema.String,
-  event_type: Schema.String,
+  event_type: SvcEventType,
   payload: Schema.String
 })
 export type ClaimedRow = typeof ClaimedRow.Type
@@ -20,7 +21,7 @@ export type ClaimedRow = typeof ClaimedRow.Type
 export const DeliveryRow = Schema.Struct({
   id: Schema.String,
   endpoint: Schema.String,
-  status: Schema.String,
+  status: DeliveryStatus,
   attempts: Schema.Union(Schema.Number, Schema.NumberFromString),
   next_attempt_at: Millis,
   last_attempt_at: NullMillis,
@@ -29,7 +30,7 @@ export const DeliveryRow = Schema.Struct({
   created_at: Millis,
   delivered_at: NullMillis,
   event_id: Schema.String,
-  event_type: Schema.String
+  event_type: SvcEventType
 })
 export type DeliveryRow = typeof DeliveryRow.Type
 
@@ -79,7 +80,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@svc/backend/Event
       readonly limit: number
     }) =>
       request.endpoints.length === 0
-        ? Effect.succeed([] as ReadonlyArray<string>)
+        ? Effect.succeed<ReadonlyArray<string>>([])
         : sql<{ id: string }>`SELECT d.id FROM svc_event_deliveries d
             WHERE d.tenant_id = ${request.tenantId} AND d.status = 'pending' AND d.next_attempt_at <= ${request.now}
               AND (d.lease_until IS NULL OR d.lease_until <= ${request.now})

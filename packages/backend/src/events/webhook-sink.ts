@@ -1,6 +1,7 @@
 import type { SvcEventType } from "@svc/schema"
 import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
+import { propertyOf } from "../codec/guards.js"
 import type { ResolvedWebhook } from "../config/events.js"
 import {
   Delivered,
@@ -35,10 +36,10 @@ const outcomeOf = (response: Response, now: number): DeliveryOutcome => {
 
 /** Why a request failed, without its URL (which may carry a token) or anything about the secret. */
 const describeFailure = (error: unknown, timeoutMs: number): string => {
-  const name = (error as { name?: unknown } | null)?.name
+  const name = propertyOf(error, "name")
   if (name === "TimeoutError" || name === "AbortError") return `no answer within ${timeoutMs} ms`
-  const cause = (error as { cause?: { code?: unknown } } | null)?.cause
-  return typeof cause?.code === "string" ? `request failed: ${cause.code}` : "request failed"
+  const code = propertyOf(propertyOf(error, "cause"), "code")
+  return typeof code === "string" ? `request failed: ${code}` : "request failed"
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { Cause, Effect, Layer, Option } from "effect"
+import { propertyOf } from "../codec/guards.js"
 import { MAX_BODY_BYTES, type ResolvedConfig, SvcConfig } from "../config/resolved.js"
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, corsHeaders, makeOriginPolicy, type OriginPolicy } from "./cors.js"
 import { describeIssues } from "@svc/api"
@@ -93,7 +94,7 @@ const failureResponse = (cause: Cause.Cause<unknown>) =>
     if (HttpServerError.isServerError(failure)) {
       if (failure._tag === "RouteNotFound") return errorResponse("ROUTE_NOT_FOUND", "No such route")
       if (failure._tag === "RequestError") {
-        const detail = String((failure.cause as { message?: unknown } | undefined)?.message ?? "")
+        const detail = String(propertyOf(failure.cause, "message") ?? "")
         if (/too large|maxBytes|exceed/i.test(detail)) {
           return errorResponse("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`)
         }

@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
+import { propertyOf } from "../codec/guards.js"
 import { SvcConfig, type ResolvedConfig } from "../config/resolved.js"
 import { type StaticBody, staticBody, staticResponse } from "./compression.js"
 import { errorResponse } from "./error-response.js"
@@ -85,13 +86,14 @@ const scalarScript = Effect.promise(async (): Promise<string | undefined> => {
     const end = text.lastIndexOf('";')
     if (start !== -1 && end > start) {
       try {
-        return JSON.parse(text.slice(start, end + 1)) as string
+        const script: unknown = JSON.parse(text.slice(start, end + 1))
+        if (typeof script === "string") return script
       } catch {
         // not JSON-compatible: import the module instead
       }
     }
-    const module = await import(pathToFileURL(file).href) as { javascript?: unknown }
-    return typeof module.javascript === "string" ? module.javascript : undefined
+    const javascript = propertyOf(await import(pathToFileURL(file).href), "javascript")
+    return typeof javascript === "string" ? javascript : undefined
   } catch {
     return undefined
   }
@@ -157,14 +159,14 @@ const docsBodies = (config: ResolvedConfig, spec: Effect.Effect<StaticBody>): Ef
   })
 
 const lazyRoute = <A>(
-  path: string,
+  path: `/${string}`,
   bodies: Effect.Effect<A>,
   pick: (bodies: A) => StaticBody | undefined,
   headers: Record<string, string>
 ) =>
   HttpLayerRouter.add(
     "GET",
-    path as `/${string}`,
+    path,
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       Effect.map(bodies, (all) => {
         const body = pick(all)

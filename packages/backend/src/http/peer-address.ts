@@ -1,5 +1,5 @@
 import { HttpLayerRouter, HttpServerRequest } from "@effect/platform"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect } from "effect"
 
 /**
  * The address of the TCP peer a request arrived from, as the host server saw it (for example
@@ -19,8 +19,4 @@ const withPeerAddress = <A, E, R>(app: Effect.Effect<A, E, R>) =>
  * Router-wide middleware for the web handler: a web `Request` carries no peer address, so the
  * handler passes it as `PeerAddress` and this puts it on the request before routes see it.
  */
-export const PeerAddressLive = HttpLayerRouter.middleware(withPeerAddress, { global: true }) as Layer.Layer<
-  never,
-  never,
-  HttpLayerRouter.HttpRouter
->
+export const PeerAddressLive = HttpLayerRouter.middleware(withPeerAddress, { global: true })

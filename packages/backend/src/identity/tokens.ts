@@ -81,8 +81,9 @@ export const verifyIdentityToken = async (
       requiredClaims: ["sub", "exp"]
     })
     if (typeof payload.sub !== "string" || payload.sub === "") return undefined
-    if (payload.idp !== undefined && typeof payload.idp !== "string") return undefined
-    return { externalId: payload.sub, identityProvider: payload.idp as string | undefined }
+    const { idp } = payload
+    if (idp !== undefined && typeof idp !== "string") return undefined
+    return { externalId: payload.sub, identityProvider: idp }
   } catch {
     return undefined
   }

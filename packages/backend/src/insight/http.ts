@@ -8,7 +8,15 @@ import { bearerToken } from "../http/bearer.js"
 import { errorResponse } from "../http/error-response.js"
 import { ipLimit } from "../http/rate-limit.js"
 import { RateLimits } from "../limits/rate-limits.js"
-import { ACTIONS, type Action, type InsightData, renderInsight, renderLogin, TOP_COUNTRIES } from "./page.js"
+import {
+  type Action,
+  countsByAction,
+  type InsightData,
+  isAction,
+  renderInsight,
+  renderLogin,
+  TOP_COUNTRIES
+} from "./page.js"
 import { InsightRepo } from "./repository.js"
 import { makeInsightSessions } from "./session.js"
 
@@ -88,7 +96,7 @@ export const InsightRoutesLive = Layer.unwrapEffect(
           ))
         const byDay = new Map<number, Record<Action, number>>()
         for (let d = fromMs / DAY_MS; d < toMs / DAY_MS; d++)
-          byDay.set(d, Object.fromEntries(ACTIONS.map((a) => [a, 0])) as Record<Action, number>)
+          byDay.set(d, countsByAction(() => 0))
         const rules = new Map<string, { decisions: number; acceptAll: number }>()
         const gpc = { decisions: 0, withGpc: 0 }
         for (const row of totals) {
@@ -98,9 +106,7 @@ export const InsightRoutesLive = Layer.unwrapEffect(
             const counts = byDay.get(row.day!)
             if (counts === undefined)
               continue
-            const action = (ACTIONS as ReadonlyArray<string>).includes(row.action ?? "")
-              ? row.action as Action
-              : "unknown"
+            const action = isAction(row.action) ? row.action : "unknown"
             counts[action] += row.decisions
           } else if (row.kind === "rule") {
             const name = row.name ?? "(no rule recorded)"

@@ -1,3 +1,5 @@
+import { isOneOf } from "../codec/guards.js"
+
 /*
  * The insight page as plain HTML and inline SVG: no script, no external asset, readable as a
  * document. Every number is also in a table (the chart is labelled and hidden from screen readers
@@ -6,6 +8,17 @@
 
 export const ACTIONS = ["accept_all", "reject_all", "custom", "opt_out", "unknown"] as const
 export type Action = (typeof ACTIONS)[number]
+
+export const isAction = (value: unknown): value is Action => isOneOf(ACTIONS, value)
+
+/** A number per action, each from `count`. */
+export const countsByAction = (count: (action: Action) => number): Record<Action, number> => ({
+  accept_all: count("accept_all"),
+  reject_all: count("reject_all"),
+  custom: count("custom"),
+  opt_out: count("opt_out"),
+  unknown: count("unknown")
+})
 
 const LABELS: Record<Action, string> = {
   accept_all: "Accept all",
@@ -205,10 +218,7 @@ const chart = (days: InsightData["days"]) => {
 }
 
 export const renderInsight = (data: InsightData): string => {
-  const totals = Object.fromEntries(ACTIONS.map((a) => [a, data.days.reduce((s, d) => s + d.counts[a], 0)])) as Record<
-    Action,
-    number
-  >
+  const totals = countsByAction((a) => data.days.reduce((s, d) => s + d.counts[a], 0))
   const all = total(totals)
   const scope = `${data.from} to ${data.to}${data.domain === null ? ", all domains" : `, ${data.domain}`}${
     data.tenant === null ? "" : `, tenant ${data.tenant}`

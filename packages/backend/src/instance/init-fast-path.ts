@@ -190,7 +190,8 @@ export const InitFastPathLive: Layer.Layer<InitFastPath, never, SvcConfig | Poli
     const answer: InitFastAnswer = (rawQuery, headers, remoteAddress) => {
       const started = performance.now()
       // node:http joins a request's repeated headers into one string; only `set-cookie`, a
-      // response header, comes as an array.
+      // response header, comes as an array. Checking each value here would cost the hot path.
+      // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- node:http's header typing (IncomingHttpHeaders) cannot say that only `set-cookie` is an array
       const flat = headers as Readonly<Record<string, string | undefined>>
       const query = decodeQuery(queryOf(rawQuery))
       if (Either.isLeft(query)) return decline("query")

@@ -109,7 +109,9 @@ const limitBody = async (request: Request): Promise<Request | Response> => {
     body.set(chunk, offset)
     offset += chunk.byteLength
   }
-  return new Request(request, { body, duplex: "half" } as RequestInit)
+  // `duplex: "half"` is read by undici and not declared by the DOM's `RequestInit`.
+  const init: RequestInit & { readonly duplex: "half" } = { body, duplex: "half" }
+  return new Request(request, init)
 }
 
 /**
@@ -152,13 +154,13 @@ export const svcInstance = (options: SvcOptions, layerOptions: SvcLayerOptions =
     handler: async (request, context) => {
       web ??= HttpLayerRouter.toWebHandler(Layer.provide(Layer.merge(standaloneLayer, PeerAddressLive), runtime), {
         disableLogger: true
-      }) as NonNullable<typeof web>
+      })
       const limited = await limitBody(request)
       if (limited instanceof Response) return limited
       const peer = context?.remoteAddress
       return web.handler(
         limited,
-        peer === undefined ? undefined : Context.make(PeerAddress, peer) as Context.Context<never>
+        peer === undefined ? undefined : Context.make(PeerAddress, peer)
       )
     },
     dispose: async () => {

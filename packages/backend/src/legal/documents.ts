@@ -7,8 +7,13 @@ import {
   PolicySnapshotExpired,
   PolicySnapshotInvalid
 } from "@svc/api"
-import type { LegalDocumentRelease, LegalReleaseId } from "@svc/schema"
-import { isLegalDocumentType, LegalDocumentPublishedEvent, PublishLegalDocumentRequest } from "@svc/schema"
+import type { LegalDocumentRelease } from "@svc/schema"
+import {
+  isLegalDocumentType,
+  LegalDocumentPublishedEvent,
+  LegalReleaseId,
+  PublishLegalDocumentRequest
+} from "@svc/schema"
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, ParseResult, Schema } from "effect"
@@ -18,10 +23,10 @@ import { EventOutbox } from "../events/outbox.js"
 import { LegalDocumentsRepo, type ReleaseRow } from "./repository.js"
 import { verifyLegalDocumentSnapshot } from "./snapshot-tokens.js"
 
-export const newReleaseId = () => `pol_${randomBytes(12).toString("base64url")}` as LegalReleaseId
+export const newReleaseId = () => LegalReleaseId.make(`pol_${randomBytes(12).toString("base64url")}`)
 
 export const toRelease = (row: ReleaseRow): LegalDocumentRelease => ({
-  id: row.id as LegalReleaseId,
+  id: LegalReleaseId.make(row.id),
   type: row.type,
   version: row.version,
   hash: row.hash,

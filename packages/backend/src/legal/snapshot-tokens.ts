@@ -1,4 +1,5 @@
 import { jwtVerify, SignJWT } from "jose"
+import { propertyOf } from "../codec/guards.js"
 
 /**
  * Settings of the legal-document snapshot helpers: the `legalDocumentSnapshot` option block. The
@@ -143,11 +144,11 @@ export const verifyLegalDocumentSnapshot = async (
       requiredClaims: ["iat", "exp"]
     })
     if (typeof payload.iat === "number" && at.getTime() < (payload.iat - 600) * 1000) return "expired"
-    const { doc, hash, ver } = payload as { doc?: unknown; hash?: unknown; ver?: unknown }
+    const { doc, hash, ver } = payload
     if (typeof doc !== "string" || typeof hash !== "string" || !(ver === undefined || typeof ver === "string"))
       return undefined
     return { type: doc, hash, version: ver }
   } catch (error) {
-    return (error as { code?: unknown }).code === "ERR_JWT_EXPIRED" ? "expired" : undefined
+    return propertyOf(error, "code") === "ERR_JWT_EXPIRED" ? "expired" : undefined
   }
 }

@@ -3,6 +3,7 @@ import { isIP } from "node:net"
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible"
 import { Effect, Metric, Runtime } from "effect"
 import { type RateLimitGroup, type ResolvedRateLimit, SvcConfig } from "../config/resolved.js"
+import { RATE_LIMIT_GROUPS } from "../config/rate-limit.js"
 
 /** Failures of the limiter's store (Redis): each one let a request through unlimited. */
 export const storeFailures = Metric.counter("svc_rate_limit_store_failures_total", {
@@ -117,7 +118,10 @@ const makeLimiters = (settings: ResolvedRateLimit | undefined, onStoreError: (er
   Effect.gen(function*() {
     const limiters: Partial<Record<RateLimitGroup, RateLimiterAbstract>> = {}
     if (settings === undefined) return limiters
-    const rules = Object.entries(settings.rules) as Array<[RateLimitGroup, { limit: number; windowSeconds: number }]>
+    const rules = RATE_LIMIT_GROUPS.flatMap((group) => {
+      const rule = settings.rules[group]
+      return rule === undefined ? [] : [[group, rule] as const]
+    })
     if (rules.length === 0) return limiters
     const store = settings.store
     if (store._tag === "Memory") {

@@ -29,6 +29,8 @@ export class GvlSource extends Context.Tag("@svc/backend/GvlSource")<GvlSource, 
   readonly fetch: Effect.Effect<unknown, GvlLoadError>
 }>() {}
 
+const messageOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
+
 /**
  * A `GvlSource` that reads the Global Vendor List from a JSON file (the `gvl.file` option).
  *
@@ -49,8 +51,8 @@ export const gvlFileSource = (path: string) =>
   Layer.succeed(GvlSource, {
     describe: path,
     fetch: Effect.tryPromise({
-      try: async () => JSON.parse(await readFile(path, "utf8")) as unknown,
-      catch: (error) => new GvlLoadError({ message: `cannot read ${path}: ${(error as Error).message}` })
+      try: async (): Promise<unknown> => JSON.parse(await readFile(path, "utf8")),
+      catch: (error) => new GvlLoadError({ message: `cannot read ${path}: ${messageOf(error)}` })
     })
   })
 
@@ -75,15 +77,15 @@ export const gvlUrlSource = (url: string, timeoutMs: number) => {
   return Layer.succeed(GvlSource, {
     describe,
     fetch: Effect.tryPromise({
-      try: async (signal) => {
+      try: async (signal): Promise<unknown> => {
         const response = await fetch(url, {
           headers: { accept: "application/json" },
           signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
         })
         if (!response.ok) throw new Error(`HTTP ${response.status}`)
-        return (await response.json()) as unknown
+        return await response.json()
       },
-      catch: (error) => new GvlLoadError({ message: `cannot fetch ${describe}: ${(error as Error).message}` })
+      catch: (error) => new GvlLoadError({ message: `cannot fetch ${describe}: ${messageOf(error)}` })
     })
   })
 }

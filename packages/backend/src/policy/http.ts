@@ -102,8 +102,8 @@ export const PolicyHttpLive = HttpApiBuilder.group(SvcApi, "policy", (handlers) 
           const text = yield* Effect.mapError(request.text, () =>
             new InvalidRequest({ message: "Could not read the request body" }))
           const body = yield* Effect.try({
-            try: () =>
-              JSON.parse(text) as unknown,
+            try: (): unknown =>
+              JSON.parse(text),
             catch: () =>
               new InvalidRequest({ message: "Malformed request body: expected valid JSON" })
           })

@@ -94,13 +94,13 @@ export const initLocation = (
 ): InitLocation => {
   const regionValue = [query.region, headers["x-svc-region"]].find(present)
   const overrideRegion = firstValid(
-    normalizeRegion as (v: string) => string | null,
+    normalizeRegion,
     query.region,
     headers["x-svc-region"]
   )
   const regionPrefix = regionCountry(regionValue)
   const overrideCountry = firstValid(
-    normalizeCountry as (v: string) => string | null,
+    normalizeCountry,
     query.country,
     headers["x-svc-country"]
   )

@@ -139,7 +139,7 @@ export class PolicySnapshots extends Effect.Service<PolicySnapshots>()("@svc/bac
             }),
           catch: () => invalid("Policy snapshot token does not verify")
         })
-        const claims = readClaims(payload as Payload)
+        const claims = readClaims(payload)
         if (claims === undefined) return yield* Effect.fail(invalid("Policy snapshot token claims are incomplete"))
         return claims
       })

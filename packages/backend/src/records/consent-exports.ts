@@ -148,8 +148,8 @@ export class ConsentExports extends Effect.Service<ConsentExports>()("@svc/backe
     /** The rows of the period, oldest first, one stream element per keyset page. */
     const pages = (filter: PeriodFilter) =>
       Stream.paginateEffect(
-        undefined as PeriodCursor | undefined,
-        (after) =>
+        undefined,
+        (after: PeriodCursor | undefined) =>
           repo.page({ ...filter, after, limit: EXPORT_PAGE_SIZE }).pipe(
             Effect.map((rows) => {
               const last = rows[rows.length - 1]

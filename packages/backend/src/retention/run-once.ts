@@ -29,9 +29,6 @@ export const purgeOnce = (options: SvcOptions, at?: { readonly now?: number }): 
     Layer.provide(sqlClientLayer(config.database))
   )
   return Effect.runPromise(
-    Effect.flatMap(Retention, (purge) => purge.runOnce(at?.now)).pipe(Effect.provide(layer)) as Effect.Effect<
-      RetentionReport,
-      unknown
-    >
+    Effect.flatMap(Retention, (purge) => purge.runOnce(at?.now)).pipe(Effect.provide(layer))
   )
 }

@@ -92,13 +92,13 @@ export const ScriptRoutesLive = Layer.unwrapEffect(
         return staticResponse(bundle, request.headers["if-none-match"], headers)
       })
     return Layer.mergeAll(
-      HttpLayerRouter.add("GET", config.script.path as `/${string}`, route("full", config.script.path)),
+      HttpLayerRouter.add("GET", config.script.path, route("full", config.script.path)),
       HttpLayerRouter.add(
         "GET",
-        config.script.headlessPath as `/${string}`,
+        config.script.headlessPath,
         route("headless", config.script.headlessPath)
       ),
-      HttpLayerRouter.add("GET", config.script.iabPath as `/${string}`, route("iab", config.script.iabPath))
+      HttpLayerRouter.add("GET", config.script.iabPath, route("iab", config.script.iabPath))
     )
   })
 )

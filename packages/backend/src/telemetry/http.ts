@@ -40,6 +40,6 @@ export const MetricsRouteLive = Layer.unwrapEffect(
         headers: { "cache-control": "no-store" }
       })
     })
-    return HttpLayerRouter.add("GET", prometheus.path as `/${string}`, route)
+    return HttpLayerRouter.add("GET", prometheus.path, route)
   })
 )

@@ -1,4 +1,5 @@
 import { Metric, MetricBoundaries, MetricLabel } from "effect"
+import { isOneOf } from "../codec/guards.js"
 
 /*
  * svc's metrics, as Effect `Metric`s: the Prometheus endpoint reads them from Effect's registry and
@@ -127,7 +128,7 @@ const outcomeTags = new Map(
 /** A statement's first keyword, lower-cased (`other` for anything else): a bounded label, never the statement text. */
 export const statementKindOf = (sql: unknown): StatementKind => {
   const word = typeof sql === "string" ? /^\s*([A-Za-z]+)/.exec(sql)?.[1]?.toLowerCase() : undefined
-  return (STATEMENT_KINDS as ReadonlyArray<string | undefined>).includes(word) ? word as StatementKind : "other"
+  return isOneOf(STATEMENT_KINDS, word) ? word : "other"
 }
 
 const statementsInFlight = Metric.gauge("svc_db_statements_in_flight", {

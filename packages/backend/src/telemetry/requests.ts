@@ -6,6 +6,7 @@ import {
   HttpTraceContext
 } from "@effect/platform"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { propertyOf } from "../codec/guards.js"
 import { SvcConfig } from "../config/resolved.js"
 import { loggedRoute, pathOf } from "../http/routes.js"
 import { currentWideEvent } from "../http/wide-event.js"
@@ -28,9 +29,11 @@ const failureStatus = (cause: Cause.Cause<unknown>): number => {
 const refusalOf = (response: HttpServerResponse.HttpServerResponse) => {
   if ((response.status !== 409 && response.status !== 422) || response.body._tag !== "Uint8Array") return undefined
   try {
-    const cause = JSON.parse(decoder.decode(response.body.body))?.cause
-    return typeof cause?.code === "string" && REFUSALS.has(cause.code)
-      ? { code: cause.code as string, reason: typeof cause.reason === "string" ? cause.reason : null }
+    const cause = propertyOf(JSON.parse(decoder.decode(response.body.body)), "cause")
+    const code = propertyOf(cause, "code")
+    const reason = propertyOf(cause, "reason")
+    return typeof code === "string" && REFUSALS.has(code)
+      ? { code, reason: typeof reason === "string" ? reason : null }
       : undefined
   } catch {
     return undefined

@@ -232,6 +232,6 @@ export const verifyTransparencyLog = (
     Layer.provide(sqlClientLayer(config.database))
   )
   return Effect.runPromise(
-    verifyLog(verifier).pipe(Effect.provide(layer)) as Effect.Effect<LogVerification, unknown>
+    verifyLog(verifier).pipe(Effect.provide(layer))
   )
 }

@@ -1,5 +1,6 @@
 import { Migrator, type SqlClient } from "@effect/sql"
-import { Data, Effect, Option } from "effect"
+import { Data, Effect, Option, Predicate } from "effect"
+import { propertyOf } from "../../codec/guards.js"
 import subjects from "./1-subjects.js"
 import consents from "./2-consents.js"
 import legalDocuments from "./3-legal-documents.js"
@@ -71,8 +72,8 @@ export class MigrationFailed extends Data.TaggedError("MigrationFailed")<{
 
 /** The driver's reason for a failed statement: `code: message` of the SqlError's cause. */
 export const driverReason = (error: unknown): string => {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause
-  const parts = [cause?.code, cause?.message ?? (error as { message?: unknown } | null)?.message]
+  const cause = propertyOf(error, "cause")
+  const parts = [propertyOf(cause, "code"), propertyOf(cause, "message") ?? propertyOf(error, "message")]
   const reason = parts.filter((part) => part !== undefined && part !== "").map(String).join(": ")
   return reason === "" ? String(error) : reason
 }
@@ -96,9 +97,7 @@ export const runMigrations = runMigrator({
   table: "svc_migrations"
 }).pipe(
   Effect.catchSomeDefect((defect) => {
-    const cause = (defect as { _tag?: unknown; cause?: unknown } | null)?._tag === "MigrationError"
-      ? (defect as { cause?: unknown }).cause
-      : undefined
+    const cause = Predicate.isTagged(defect, "MigrationError") ? propertyOf(defect, "cause") : undefined
     return cause instanceof MigrationFailed ? Option.some(Effect.fail(cause)) : Option.none()
   })
 )
