@@ -1,7 +1,7 @@
-import { generateLogSignerKey } from "@svc/backend"
+import { generateLogSignerKey, Subjects, SvcServices } from "@svc/backend"
 import { createSvcClient, type ExportedConsentRecord, type SvcClient, unwrap, verifyConsentProof } from "@svc/client"
 import { SubjectId } from "@svc/schema"
-import { Effect, Either } from "effect"
+import { Effect, Either, ManagedRuntime } from "effect"
 import { describe, expect, it } from "vitest"
 import { newSubjectId } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
@@ -133,6 +133,29 @@ describe.each(dialects)("exports with proofs=true [%s]", (dialect) => {
     expect(exported.subjects[0]!.records.map((r) => r.logProof?.leafIndex)).toEqual(
       one.subjects[0]!.records.map((r) => r.logProof?.leafIndex)
     )
+  })
+
+  it("gives the same proofs through the library's Subjects.export(target, { proofs: true })", async () => {
+    const runtime = ManagedRuntime.make(
+      SvcServices.layer({
+        database: server.db().database,
+        apiKeys: [API_KEY],
+        transparencyLog: { signingKey: signerKey, checkpointIntervalSeconds: 1 }
+      })
+    )
+    try {
+      const exported = await runtime.runPromise(
+        Effect.flatMap(Subjects, (subjects) => subjects.export(subjectId, { proofs: true }))
+      )
+      const overHttp = unwrap(await admin().subjects.export(subjectId, { proofs: true }))
+      const records = exported.subjects[0]!.records
+      expect(records.map((r) => r.logProof)).toEqual(overHttp.subjects[0]!.records.map((r) => r.logProof))
+      records.forEach((record) => expectVerified(record as ExportedConsentRecord))
+      const plain = await runtime.runPromise(Effect.flatMap(Subjects, (subjects) => subjects.export(subjectId)))
+      expect(plain.subjects[0]!.records.every((r) => !("logProof" in r))).toBe(true)
+    } finally {
+      await runtime.dispose()
+    }
   })
 
   it("gives null for a record saved after the checkpoint, and its proof once a checkpoint covers it", async () => {

@@ -85,6 +85,7 @@ export type {
   SubjectData,
   SubjectExportCode,
   SubjectExportData,
+  SubjectExportInput,
   SubjectExportTarget,
   SubjectListData
 } from "./methods/subjects.js"

@@ -187,6 +187,23 @@ describe("mock: data-subject methods", () => {
     })()).rejects.toThrow(/consents\.export/)
   })
 
+  it("passes the proofs option of both exports to their handlers", async () => {
+    const seen: Array<unknown> = []
+    const client = createMockSvcClient({
+      subjects: {
+        export: (target, input) => (seen.push([target, input]), ok({ exportedAt: new Date(0), subjects: [] }))
+      },
+      consents: { export: (input) => (seen.push(input.proofs), [ok({ recordId: "cns_1", logProof: null } as never)]) }
+    })
+    unwrap(await client.subjects.export({ externalId: "u" }, { proofs: true }))
+    const items: Array<unknown> = []
+    for await (const item of client.consents.export({ from: "2025-01-01", to: "2025-01-02", proofs: true })) {
+      items.push(unwrap(item))
+    }
+    expect(seen).toEqual([[{ externalId: "u" }, { proofs: true }], true])
+    expect(items).toEqual([{ recordId: "cns_1", logProof: null }])
+  })
+
   it("calls the handler of subjects.erase", async () => {
     const client = createMockSvcClient({
       subjects: { erase: () => ok({ erasedAt: new Date(0), subjects: 1, recordsKeptAsAnonymousProof: 2 }) }

@@ -208,13 +208,13 @@ export type SubjectExportTarget = string | { readonly externalId: string }
  *
  * @example
  * ```ts
- * import { type SubjectExportInput, SvcClient, verifyConsentProof } from "@svc/client"
+ * import { createSvcClient, type SubjectExportInput } from "@svc/client"
  *
  * // An access request answered with proofs the requester can check against the published log key.
- * const svc = new SvcClient({ baseUrl: "https://consent.example.com", apiKey: process.env.SVC_API_KEY! })
+ * const svc = createSvcClient({ baseUrl: "https://consent.example.com", apiKey: process.env.SVC_API_KEY! })
  * const options: SubjectExportInput = { proofs: true }
  * const answer = await svc.subjects.export({ externalId: "user-4711" }, options)
- * if (answer.ok) console.log(answer.data.subjects.length, typeof verifyConsentProof)
+ * if (answer.ok) console.log(answer.data.subjects.length)
  * ```
  */
 export interface SubjectExportInput {
