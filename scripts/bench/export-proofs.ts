@@ -18,20 +18,17 @@
  *   SVC_BENCH_ORDER=scattered npm run bench -- export-proofs
  */
 import { generateSignerKey } from "@svc/schema/transparency"
-import Database from "better-sqlite3"
 import { spawnSync } from "node:child_process"
-import { randomBytes } from "node:crypto"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { verifyConsentProof } from "@svc/client"
 import { freePort, ROOT, rssMb, startNode, stop, SVC_BIN } from "./processes.js"
-import { syntheticConsent } from "./synthetic-consent.js"
+import { loadSyntheticConsents, sampleRss, waitForLog } from "./synthetic-consents.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 100_000)
 const SCATTERED = process.env.SVC_BENCH_ORDER === "scattered"
 const TENTH = Math.floor(ROWS / 10)
-const BATCH = 10_000
 const API_KEY = "bench-export-proofs-key-0123456789ab"
 const CHECK_EVERY = 500
 const { signerKey, verifierKey } = generateSignerKey("bench.localhost/export-proofs")
@@ -41,40 +38,6 @@ const gcd = (a: number, b: number): number => b === 0 ? a : gcd(b, a % b)
 let STRIDE = Math.floor(ROWS * 0.618) | 1
 while (gcd(STRIDE, ROWS) !== 1) STRIDE += 2
 const scatter = (i: number) => (i * STRIDE) % ROWS
-
-const load = (file: string) => {
-  const db = new Database(file)
-  db.pragma("journal_mode = WAL")
-  // svc serve is running and sequencing what arrives: wait for its write lock rather than fail.
-  db.pragma("busy_timeout = 60000")
-  const insert = db.prepare(
-    `INSERT INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
-    created_at, preferences, receipts, policy_id, policy_fingerprint, ip_address, user_agent, surface, action,
-    log_commitment, log_salt)
-    VALUES (?, '', ?, ?, 'digest', 'cookie_banner', 'shop.example', ?, ?, ?, ?, 'eu-opt-in', 'fp-bench',
-    '203.0.113.0', 'Mozilla/5.0 (bench)', 'banner', 'custom', ?, ?)`
-  )
-  const many = db.transaction((from: number) => {
-    for (let j = from; j < Math.min(from + BATCH, ROWS); j++) {
-      // Written (and so sequenced) in `created_at` order; scattered, the given times are not in that order.
-      const row = syntheticConsent(SCATTERED ? scatter(j) : j, ROWS)
-      const createdAt = syntheticConsent(j, ROWS).givenAt
-      insert.run(
-        row.id,
-        row.subjectId,
-        row.actKey,
-        row.givenAt,
-        createdAt,
-        JSON.stringify({ necessary: true, measurement: row.granted, marketing: !row.granted, functionality: true }),
-        row.receipts,
-        randomBytes(32).toString("base64"),
-        randomBytes(16).toString("base64")
-      )
-    }
-  })
-  for (let from = 0; from < ROWS; from += BATCH) many(from)
-  db.close()
-}
 
 interface ExportProof {
   readonly leafIndex: number
@@ -87,14 +50,7 @@ interface ExportProof {
 /** One export, read as it arrives; with proofs, each line's checkpoint is compared and some proofs checked. */
 const measure = async (url: string, pid: number, proofs: boolean) => {
   const before = await rssMb(pid)
-  let peak = before
-  let sampling = true
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, await rssMb(pid))
-      await new Promise((r) => setTimeout(r, 20))
-    }
-  })()
+  const sampler = sampleRss(pid, before)
   const started = performance.now()
   const response = await fetch(url, { headers: { authorization: `Bearer ${API_KEY}` } })
   if (response.status !== 200 || response.body === null)
@@ -137,8 +93,7 @@ const measure = async (url: string, pid: number, proofs: boolean) => {
   }
   const atEnd = await rssMb(pid)
   const total = performance.now() - started
-  sampling = false
-  await sampler
+  const peak = await sampler.stop()
   if (lines !== ROWS) throw new Error(`the export had ${lines} records, not ${ROWS}`)
   return { before, peak, atTenth, atEnd, firstByte, total, bytes, checked }
 }
@@ -170,19 +125,14 @@ try {
   )
   try {
     const loadStart = performance.now()
-    load(file)
+    loadSyntheticConsents(file, ROWS, { log: true, busyTimeoutMs: 60_000, ...(SCATTERED ? { rowAt: scatter } : {}) })
     console.log(
       `loaded ${ROWS.toLocaleString("en")} records (${SCATTERED ? "saved in scattered order" : "saved as given"}) in ${
         ((performance.now() - loadStart) / 1000).toFixed(1)
       } s`
     )
     const sequenceStart = performance.now()
-    for (;;) {
-      const response = await fetch(`${origin}/log/checkpoint`).catch(() => undefined)
-      const size = response?.status === 200 ? Number((await response.text()).split("\n")[1]) : 0
-      if (size >= ROWS) break
-      await new Promise((resolve) => setTimeout(resolve, 500))
-    }
+    await waitForLog(origin, ROWS)
     console.log(
       `sequenced into the log ${((performance.now() - sequenceStart) / 1000).toFixed(1)} s; ` +
         `server RSS ${(await rssMb(server.pid!)).toFixed(0)} MB`

@@ -19,59 +19,24 @@
  *   SVC_BENCH_EXPORT_DB=/tmp/export.db ...             (loads that file once, reuses it after)
  */
 import autocannon from "autocannon"
-import Database from "better-sqlite3"
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freePort, ROOT, rssMb, startNode, stop, SVC_BIN } from "./processes.js"
-import { syntheticConsent } from "./synthetic-consent.js"
+import { loadSyntheticConsents, sampleRss } from "./synthetic-consents.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 1_000_000)
 /** Records after which the server's RSS is taken the first time (the second is after the last). */
 const CHECKPOINT = Math.min(100_000, Math.floor(ROWS / 10))
 /** Lines per record: CSV has a row per category receipt, and the records loaded here have four. */
 const LINES_PER_RECORD = { ndjson: 1, csv: 4 } as const
-const BATCH = 10_000
 const API_KEY = "bench-export-key-0123456789abcdef"
-
-const load = (file: string) => {
-  const db = new Database(file)
-  db.pragma("journal_mode = WAL")
-  const insert = db.prepare(
-    `INSERT INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
-    created_at, preferences, receipts, ip_address, user_agent, surface, action)
-    VALUES (?, '', ?, ?, 'digest', 'cookie_banner', 'shop.example', ?, ?, ?, ?, '203.0.113.0', 'Mozilla/5.0 (bench)', 'banner', 'custom')`
-  )
-  const many = db.transaction((from: number) => {
-    for (let i = from; i < Math.min(from + BATCH, ROWS); i++) {
-      const row = syntheticConsent(i, ROWS)
-      insert.run(
-        row.id,
-        row.subjectId,
-        row.actKey,
-        row.givenAt,
-        row.givenAt,
-        JSON.stringify({ necessary: true, measurement: row.granted }),
-        row.receipts
-      )
-    }
-  })
-  for (let from = 0; from < ROWS; from += BATCH) many(from)
-  db.close()
-}
 
 const measure = async (url: string, pid: number, linesPerRecord: number) => {
   const before = await rssMb(pid)
-  let peak = before
-  let sampling = true
-  const sampler = (async () => {
-    while (sampling) {
-      peak = Math.max(peak, await rssMb(pid))
-      await new Promise((r) => setTimeout(r, 20))
-    }
-  })()
+  const sampler = sampleRss(pid, before)
   const started = performance.now()
   const response = await fetch(url, { headers: { authorization: `Bearer ${API_KEY}` } })
   if (response.status !== 200 || response.body === null)
@@ -89,8 +54,7 @@ const measure = async (url: string, pid: number, linesPerRecord: number) => {
   // Taken as the last chunk has arrived, before the server lets go of the response.
   const atEnd = await rssMb(pid)
   const total = performance.now() - started
-  sampling = false
-  await sampler
+  const peak = await sampler.stop()
   return { before, peak, atCheckpoint, atEnd, firstByte, total, bytes, lines }
 }
 
@@ -155,7 +119,7 @@ try {
   } else {
     await stop(await startNode(args, /listening on/))
     const loadStart = performance.now()
-    load(file)
+    loadSyntheticConsents(file, ROWS)
     console.log(
       `loaded ${ROWS.toLocaleString("en")} records in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`
     )

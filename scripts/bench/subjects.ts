@@ -8,8 +8,15 @@
  * fresh schema): starts `svc serve` in a child process and the ceiling in another, each on its own
  * freshly migrated database, then drives both with autocannon at 32 connections (~5 s each after a
  * warm-up): saves of fresh subjects (every request a new subject id, made in `setupRequest`), and
- * reads of a subject with 1 and with 200 consents. Prints requests/s, p99, svc ÷ floor and
- * svc ÷ ceiling. Targets on SQLite: saves ≥ 60% of the floor, reads ≥ 75% (#26).
+ * reads of a subject with 1 and with 200 consents. Prints requests/s, p99 and the server's CPU time
+ * per request, svc ÷ floor and svc ÷ ceiling. Targets on SQLite: saves ≥ 60% of the floor, reads
+ * ≥ 75% (#26).
+ *
+ * `SVC_BENCH_BASELINE_BIN=<another build's packages/server/bin/svc.js>` adds that build beside this
+ * one, on its own database migrated by its own `svc migrate`, and prints svc ÷ baseline.
+ * `SVC_BENCH_ROUNDS=n` (default 1) measures every server n times, alternating them in each round, and
+ * prints the means: on a busy machine requests/s swing with whatever else runs, the CPU time per
+ * request much less.
  *
  *   npx tsx --conditions=@svc/source scripts/bench/subjects.ts        (or `npm run bench -- subjects`)
  *   SVC_BENCH_DIALECTS=sqlite ...                                      (one dialect)
@@ -19,10 +26,11 @@ import autocannon from "autocannon"
 import { type ChildProcess, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
-import { freePort, ROOT, startNode, stop, SVC_BIN } from "./processes.js"
+import { cpuSeconds, freePort, ROOT, startNode, stop, SVC_BIN } from "./processes.js"
+import { ceilingSource } from "./subjects-ceiling.js"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 
 /** autocannon's `requests` option (the shared declaration in autocannon.d.ts covers plain URLs only). */
@@ -39,6 +47,10 @@ const autocannonWithRequests = autocannon as unknown as (
 ) => Promise<AutocannonResult>
 
 const DURATION_S = Number(process.env.SVC_BENCH_SECONDS ?? 5)
+const ROUNDS = Number(process.env.SVC_BENCH_ROUNDS ?? 1)
+const BASELINE_BIN = process.env.SVC_BENCH_BASELINE_BIN === undefined
+  ? undefined
+  : resolve(process.env.SVC_BENCH_BASELINE_BIN)
 const CONNECTIONS = 32
 const PG_URL = process.env.SVC_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const requireFromBackend = createRequire(join(ROOT, "packages/backend/package.json"))
@@ -79,11 +91,29 @@ interface Measured {
   readonly rps: number
   readonly p99: number
   readonly errors: number
+  /** The server's CPU time per answered request, in µs (`NaN` without its pid). */
+  readonly cpuUs: number
+}
+
+/** One autocannon run against the server `pid`, with that server's CPU time per request. */
+const measure = async (
+  options: Parameters<typeof autocannonWithRequests>[0],
+  pid: number | undefined
+): Promise<Measured> => {
+  const cpuBefore = pid === undefined ? Number.NaN : await cpuSeconds(pid)
+  const result = await autocannonWithRequests(options)
+  const cpu = pid === undefined ? Number.NaN : await cpuSeconds(pid) - cpuBefore
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    cpuUs: (cpu * 1e6) / result.requests.total
+  }
 }
 
 /** Saves of fresh subjects at 32 connections for `seconds` (also used by the summary bench's cost-growth check). */
-export const measureSaves = async (base: string, seconds: number): Promise<Measured> => {
-  const result = await autocannonWithRequests({
+export const measureSaves = (base: string, seconds: number, pid?: number): Promise<Measured> =>
+  measure({
     url: base,
     connections: CONNECTIONS,
     duration: seconds,
@@ -95,25 +125,25 @@ export const measureSaves = async (base: string, seconds: number): Promise<Measu
       // every request a new subject: measures first saves, never the idempotent replay path
       setupRequest: (request: RequestSpec) => ({ ...request, body: saveBody(subjectId()) })
     }]
-  })
-  return {
-    rps: result.requests.average,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx
-  }
-}
+  }, pid)
 
-const measureRead = async (base: string, id: string, seconds: number): Promise<Measured> => {
-  const result = await autocannon({
-    url: `${base}/subjects/${id}`,
+const measureRead = (base: string, id: string, seconds: number, pid?: number): Promise<Measured> =>
+  measure({
+    url: base,
     connections: CONNECTIONS,
     duration: seconds,
-    pipelining: 1
-  })
+    pipelining: 1,
+    requests: [{ method: "GET", path: `/subjects/${id}` }]
+  }, pid)
+
+/** The mean of each figure over rounds (errors summed). */
+const mean = (runs: ReadonlyArray<Measured>): Measured => {
+  const avg = (pick: (m: Measured) => number) => runs.reduce((sum, m) => sum + pick(m), 0) / runs.length
   return {
-    rps: result.requests.average,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx
+    rps: avg((m) => m.rps),
+    p99: avg((m) => m.p99),
+    errors: runs.reduce((sum, m) => sum + m.errors, 0),
+    cpuUs: avg((m) => m.cpuUs)
   }
 }
 
@@ -132,69 +162,6 @@ const seed = async (base: string, count: number): Promise<string> => {
   return id
 }
 
-/**
- * The ceiling: node:http and the bare driver, no framework. POST inserts a subject and a consent
- * row like svc's (ON CONFLICT DO NOTHING, JSON text columns); GET selects the subject and its
- * consents and answers them as JSON.
- */
-const ceilingSource = `
-import { createServer } from "node:http"
-import { randomBytes } from "node:crypto"
-const dialect = process.env.CEILING_DIALECT
-const driver = (await import(process.env.CEILING_DRIVER)).default
-let insertSubject, insertConsent, selectSubject, selectConsents
-if (dialect === "sqlite") {
-  const db = new driver(process.env.CEILING_DB)
-  db.pragma("journal_mode = WAL")
-  db.pragma("synchronous = FULL") // svc's durability: a save is answered once it survives power loss
-  const is = db.prepare("INSERT INTO svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at) VALUES (?, '', NULL, NULL, 0, ?, ?) ON CONFLICT DO NOTHING")
-  const ic = db.prepare("INSERT INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at, created_at, preferences, receipts, ip_address, user_agent, action, surface, time_to_decision_ms) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
-  const ss = db.prepare("SELECT * FROM svc_subjects WHERE id = ? AND tenant_id = ''")
-  const sc = db.prepare("SELECT * FROM svc_consents WHERE subject_id = ? AND tenant_id = '' ORDER BY given_at, created_at, id")
-  insertSubject = async (...a) => is.run(...a)
-  insertConsent = async (...a) => ic.run(...a)
-  selectSubject = async (id) => ss.get(id)
-  selectConsents = async (id) => sc.all(id)
-} else {
-  const url = new URL(process.env.CEILING_DB)
-  url.searchParams.set("options", "-c search_path=" + process.env.CEILING_SCHEMA)
-  const pool = new driver.Pool({ connectionString: url.toString(), max: 10 })
-  insertSubject = (id, a, b) => pool.query("INSERT INTO svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at) VALUES ($1, '', NULL, NULL, 0, $2, $3) ON CONFLICT DO NOTHING", [id, a, b])
-  insertConsent = (...a) => pool.query("INSERT INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at, created_at, preferences, receipts, ip_address, user_agent, action, surface, time_to_decision_ms) VALUES ($1, '', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING", a)
-  selectSubject = async (id) => (await pool.query("SELECT * FROM svc_subjects WHERE id = $1 AND tenant_id = ''", [id])).rows[0]
-  selectConsents = async (id) => (await pool.query("SELECT * FROM svc_consents WHERE subject_id = $1 AND tenant_id = '' ORDER BY given_at, created_at, id", [id])).rows
-}
-const json = (res, status, value) => {
-  const body = JSON.stringify(value)
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-  res.end(body)
-}
-createServer((req, res) => {
-  const chunks = []
-  req.on("data", (c) => chunks.push(c))
-  req.on("end", async () => {
-    try {
-      if (req.method === "POST") {
-        const b = JSON.parse(Buffer.concat(chunks).toString())
-        const now = Date.now()
-        const id = "cns_" + randomBytes(16).toString("base64url")
-        const key = randomBytes(32).toString("hex")
-        await insertSubject(b.subjectId, now, now)
-        await insertConsent(id, b.subjectId, key, key, b.type, b.domain, b.givenAt, now, JSON.stringify(b.preferences), JSON.stringify(b.receipts), "198.51.100.0", req.headers["user-agent"] ?? null, b.action, b.surface, b.timeToDecisionMs)
-        return json(res, 200, { subjectId: b.subjectId, consentId: id, appliedPreferences: b.preferences, givenAt: new Date(b.givenAt).toISOString() })
-      }
-      const id = req.url.split("/")[2]
-      const subject = await selectSubject(id)
-      if (subject === undefined) return json(res, 404, { message: "No such subject" })
-      const consents = await selectConsents(id)
-      return json(res, 200, { subject, consents: consents.map((c) => ({ ...c, preferences: JSON.parse(c.preferences), receipts: JSON.parse(c.receipts) })) })
-    } catch (error) {
-      json(res, 500, { message: String(error) })
-    }
-  })
-}).listen(Number(process.env.CEILING_PORT), "127.0.0.1", () => console.log("ceiling ready"))
-`
-
 interface Database {
   readonly database: Record<string, string>
   readonly driverPath: string
@@ -202,54 +169,42 @@ interface Database {
   readonly drop: () => Promise<void>
 }
 
-/** Fresh databases (svc's, the floor's and the ceiling's), each migrated by `svc migrate`. */
-const databases = async (
-  dialect: Dialect,
-  dir: string
-): Promise<{ svc: Database; floor: Database; ceiling: Database }> => {
-  const make = async (name: string): Promise<Database> => {
-    if (dialect === "sqlite") {
-      const file = join(dir, `${name}.db`)
-      return {
-        database: { dialect, url: file },
-        driverPath: pathToFileURL(requireFromBackend.resolve("better-sqlite3")).href,
-        ceilingEnv: { CEILING_DB: file },
-        drop: async () => {}
-      }
+/** The servers measured, in the order each round runs them. */
+type ServerName = "svc" | "baseline" | "floor" | "ceiling"
+
+/** A fresh database for `name`, migrated by `svc migrate` of the build `bin`. */
+const freshDatabase = async (dialect: Dialect, dir: string, name: ServerName, bin: string): Promise<Database> => {
+  const db: Database = dialect === "sqlite"
+    ? {
+      database: { dialect, url: join(dir, `${name}.db`) },
+      driverPath: pathToFileURL(requireFromBackend.resolve("better-sqlite3")).href,
+      ceilingEnv: { CEILING_DB: join(dir, `${name}.db`) },
+      drop: async () => {}
     }
-    const schema = `svc_bench_${name}_${randomBytes(4).toString("hex")}`
-    return {
-      database: { dialect, url: PG_URL, schema },
-      driverPath: pathToFileURL(requireFromBackend.resolve("pg")).href,
-      ceilingEnv: { CEILING_DB: PG_URL, CEILING_SCHEMA: schema },
-      drop: async () => {
-        const pg = requireFromBackend("pg") as {
-          Client: new(
-            o: object
-          ) => { connect(): Promise<void>; query(q: string): Promise<unknown>; end(): Promise<void> }
-        }
-        const client = new pg.Client({ connectionString: PG_URL })
-        await client.connect()
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-        await client.end()
-      }
-    }
-  }
-  const svc = await make("svc")
-  const floor = await make("floor")
-  const ceiling = await make("ceiling")
-  for (const db of [svc, floor, ceiling]) {
-    const file = join(dir, `migrate-${randomBytes(4).toString("hex")}.json`)
-    await writeFile(file, JSON.stringify({ database: db.database }))
-    const result = spawnSync(
-      process.execPath,
-      [SVC_BIN, "migrate", "--config", file],
-      { cwd: ROOT, encoding: "utf8" }
-    )
-    if (result.status !== 0) throw new Error(`svc migrate failed: ${result.stderr}${result.stdout}`)
-  }
-  return { svc, floor, ceiling }
+    : postgresDatabase(`svc_bench_${name}_${randomBytes(4).toString("hex")}`)
+  const file = join(dir, `migrate-${name}.json`)
+  await writeFile(file, JSON.stringify({ database: db.database }))
+  const result = spawnSync(process.execPath, [bin, "migrate", "--config", file], { cwd: ROOT, encoding: "utf8" })
+  if (result.status !== 0) throw new Error(`svc migrate (${name}) failed: ${result.stderr}${result.stdout}`)
+  return db
 }
+
+const postgresDatabase = (schema: string): Database => ({
+  database: { dialect: "postgres", url: PG_URL, schema },
+  driverPath: pathToFileURL(requireFromBackend.resolve("pg")).href,
+  ceilingEnv: { CEILING_DB: PG_URL, CEILING_SCHEMA: schema },
+  drop: async () => {
+    const pg = requireFromBackend("pg") as {
+      Client: new(
+        o: object
+      ) => { connect(): Promise<void>; query(q: string): Promise<unknown>; end(): Promise<void> }
+    }
+    const client = new pg.Client({ connectionString: PG_URL })
+    await client.connect()
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+    await client.end()
+  }
+})
 
 /** The floor server as one bundle, run by plain Node as `svc serve` runs its own. */
 const bundleFloor = async (dir: string): Promise<string> => {
@@ -282,111 +237,157 @@ const bundleFloor = async (dir: string): Promise<string> => {
 interface Row {
   readonly dialect: Dialect
   readonly what: string
-  readonly svc: Measured
-  readonly floor: Measured
-  readonly bare: Measured
+  readonly results: ReadonlyMap<ServerName, Measured>
+}
+
+interface Running {
+  readonly name: ServerName
+  readonly base: string
+  readonly pid: number | undefined
+}
+
+/** svc's config for the bench; a baseline build is given no option it may not know. */
+const svcConfig = (database: Record<string, string>, baseline: boolean) => ({
+  database,
+  observability: { requests: "none" },
+  ...(TLOG_INTERVAL === undefined || baseline ? {} : {
+    transparencyLog: {
+      signingKey: generateSignerKey("bench.localhost/log").signerKey,
+      checkpointIntervalSeconds: TLOG_INTERVAL
+    }
+  }),
+  manifest: {
+    policyRules: [{
+      id: "rest",
+      match: { default: true },
+      model: "opt-out",
+      categories: ["measurement", "marketing", "functionality", "experience"]
+    }]
+  }
+})
+
+/** Starts `name` on its own fresh database. */
+const startServer = async (
+  dialect: Dialect,
+  dir: string,
+  name: ServerName,
+  children: Array<ChildProcess>,
+  databases: Array<Database>
+): Promise<Running> => {
+  const bin = name === "baseline" ? BASELINE_BIN! : SVC_BIN
+  const db = await freshDatabase(dialect, dir, name, bin)
+  databases.push(db)
+  const port = await freePort()
+  const started = async (args: ReadonlyArray<string>, ready: RegExp, env?: Record<string, string>) => {
+    const child = await startNode(args, ready, env)
+    children.push(child)
+    return { name, base: `http://127.0.0.1:${port}`, pid: child.pid }
+  }
+  if (name === "svc" || name === "baseline") {
+    const configFile = join(dir, `${name}.config.json`)
+    await writeFile(configFile, JSON.stringify(svcConfig(db.database, name === "baseline")))
+    return started(
+      [bin, "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
+      /listening on/
+    )
+  }
+  if (name === "ceiling") {
+    const ceilingFile = join(dir, "ceiling.mjs")
+    await writeFile(ceilingFile, ceilingSource)
+    return started([ceilingFile], /ceiling ready/, {
+      CEILING_PORT: String(port),
+      CEILING_DIALECT: dialect,
+      CEILING_DRIVER: db.driverPath,
+      ...db.ceilingEnv
+    })
+  }
+  return started([await bundleFloor(dir)], /Listening on/, {
+    FLOOR_PORT: String(port),
+    FLOOR_DIALECT: dialect,
+    FLOOR_DB: db.ceilingEnv.CEILING_DB!,
+    ...(db.ceilingEnv.CEILING_SCHEMA === undefined ? {} : { FLOOR_SCHEMA: db.ceilingEnv.CEILING_SCHEMA })
+  })
+}
+
+/** `ROUNDS` rounds of `run` on every server, alternating them within a round; the mean of each. */
+const alternated = async (
+  servers: ReadonlyArray<Running>,
+  run: (server: Running) => Promise<Measured>
+): Promise<ReadonlyMap<ServerName, Measured>> => {
+  const runs = new Map<ServerName, Array<Measured>>(servers.map((server) => [server.name, []]))
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const server of servers) runs.get(server.name)!.push(await run(server))
+  }
+  return new Map([...runs].map(([name, measured]) => [name, mean(measured)]))
 }
 
 const benchDialect = async (dialect: Dialect): Promise<ReadonlyArray<Row>> => {
   const dir = await mkdtemp(join(tmpdir(), `svc-bench-subjects-${dialect}-`))
   const children: Array<ChildProcess> = []
-  let dbs: { svc: Database; floor: Database; ceiling: Database } | undefined
+  const databases: Array<Database> = []
   try {
-    dbs = await databases(dialect, dir)
-    const configFile = join(dir, "svc.config.json")
-    await writeFile(
-      configFile,
-      JSON.stringify({
-        database: dbs.svc.database,
-        observability: { requests: "none" },
-        ...(TLOG_INTERVAL === undefined ? {} : {
-          transparencyLog: {
-            signingKey: generateSignerKey("bench.localhost/log").signerKey,
-            checkpointIntervalSeconds: TLOG_INTERVAL
-          }
-        }),
-        manifest: {
-          policyRules: [{
-            id: "rest",
-            match: { default: true },
-            model: "opt-out",
-            categories: ["measurement", "marketing", "functionality", "experience"]
-          }]
-        }
-      })
-    )
-    const port = await freePort()
-    children.push(
-      await startNode(
-        [SVC_BIN, "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
-        /listening on/
-      )
-    )
-    const ceilingPort = await freePort()
-    const ceilingFile = join(dir, "ceiling.mjs")
-    await writeFile(ceilingFile, ceilingSource)
-    children.push(
-      await startNode([ceilingFile], /ceiling ready/, {
-        CEILING_PORT: String(ceilingPort),
-        CEILING_DIALECT: dialect,
-        CEILING_DRIVER: dbs.ceiling.driverPath,
-        ...dbs.ceiling.ceilingEnv
-      })
-    )
-    const floorPort = await freePort()
-    children.push(
-      await startNode([await bundleFloor(dir)], /Listening on/, {
-        FLOOR_PORT: String(floorPort),
-        FLOOR_DIALECT: dialect,
-        FLOOR_DB: dbs.floor.ceilingEnv.CEILING_DB!,
-        ...(dbs.floor.ceilingEnv.CEILING_SCHEMA === undefined
-          ? {}
-          : { FLOOR_SCHEMA: dbs.floor.ceilingEnv.CEILING_SCHEMA })
-      })
-    )
-    const svcBase = `http://127.0.0.1:${port}`
-    const floorBase = `http://127.0.0.1:${floorPort}`
-    const bareBase = `http://127.0.0.1:${ceilingPort}`
+    const names: ReadonlyArray<ServerName> = BASELINE_BIN === undefined
+      ? ["svc", "floor", "ceiling"]
+      : ["svc", "baseline", "floor", "ceiling"]
+    const servers: Array<Running> = []
+    for (const name of names) servers.push(await startServer(dialect, dir, name, children, databases))
 
     const rows: Array<Row> = []
     // warm-up (JIT, connection pools), then saves of fresh subjects
-    await measureSaves(svcBase, 1)
-    await measureSaves(floorBase, 1)
-    await measureSaves(bareBase, 1)
+    for (const server of servers) await measureSaves(server.base, 1)
     rows.push({
       dialect,
       what: "POST /subjects (new subject)",
-      svc: await measureSaves(svcBase, DURATION_S),
-      floor: await measureSaves(floorBase, DURATION_S),
-      bare: await measureSaves(bareBase, DURATION_S)
+      results: await alternated(servers, (server) => measureSaves(server.base, DURATION_S, server.pid))
     })
     for (const count of [1, 200]) {
-      const svcId = await seed(svcBase, count)
-      const floorId = await seed(floorBase, count)
-      const bareId = await seed(bareBase, count)
-      await measureRead(svcBase, svcId, 1)
-      await measureRead(floorBase, floorId, 1)
-      await measureRead(bareBase, bareId, 1)
+      const ids = new Map<ServerName, string>()
+      for (const server of servers) {
+        ids.set(server.name, await seed(server.base, count))
+        await measureRead(server.base, ids.get(server.name)!, 1)
+      }
       rows.push({
         dialect,
         what: `GET /subjects/:id (${count} consent${count === 1 ? "" : "s"})`,
-        svc: await measureRead(svcBase, svcId, DURATION_S),
-        floor: await measureRead(floorBase, floorId, DURATION_S),
-        bare: await measureRead(bareBase, bareId, DURATION_S)
+        results: await alternated(
+          servers,
+          (server) => measureRead(server.base, ids.get(server.name)!, DURATION_S, server.pid)
+        )
       })
     }
     return rows
   } finally {
     for (const child of children.reverse()) await stop(child)
-    await dbs?.svc.drop()
-    await dbs?.floor.drop()
-    await dbs?.ceiling.drop()
+    for (const db of databases) await db.drop()
     await rm(dir, { recursive: true, force: true })
   }
 }
 
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+const printRows = (rows: ReadonlyArray<Row>) => {
+  const names = [...(rows[0]?.results.keys() ?? [])]
+  const percent = (a: number, b: number) => `${fmt((100 * a) / b, 1)}%`
+  console.log(
+    `\n${CONNECTIONS} connections, ${DURATION_S} s per measurement, ${ROUNDS} alternated round(s); ` +
+      "per server: req/s, p99 ms, CPU µs per request, errors"
+  )
+  for (const r of rows) {
+    const svc = r.results.get("svc")!
+    const figures = names.map((name) => {
+      const m = r.results.get(name)!
+      return `${name} ${fmt(m.rps)} req/s, p99 ${fmt(m.p99, 1)}, ${fmt(m.cpuUs)} µs${
+        m.errors > 0 ? `, ${m.errors} errors` : ""
+      }`
+    })
+    const ratios = names.filter((name) => name !== "svc").map((name) => {
+      const m = r.results.get(name)!
+      return `svc ÷ ${name}: ${percent(svc.rps, m.rps)} of its req/s, ${percent(svc.cpuUs, m.cpuUs)} of its CPU`
+    })
+    console.log(`${r.dialect} | ${r.what}\n  ${figures.join(" | ")}\n  ${ratios.join(" | ")}`)
+  }
+}
 
 export const run = async (): Promise<void> => {
   // `svc serve` runs the bundled build when present: rebuild it so the figures are of this source.
@@ -405,26 +406,11 @@ export const run = async (): Promise<void> => {
       if (dialect === "sqlite") throw error
     }
   }
-  console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s per measurement`)
-  console.log(
-    "dialect  | measurement                      |  svc req/s | p99 ms | errors || floor req/s | p99 ms || ceiling req/s | p99 ms || svc ÷ floor | svc ÷ ceiling"
-  )
-  const percent = (a: number, b: number) => `${fmt((100 * a) / b, 1).padStart(6)}%`
-  for (const r of rows) {
-    console.log(
-      `${r.dialect.padEnd(8)} | ${r.what.padEnd(32)} | ${fmt(r.svc.rps).padStart(10)} | ${
-        fmt(r.svc.p99, 1).padStart(6)
-      } | ${String(r.svc.errors).padStart(6)} || ${fmt(r.floor.rps).padStart(11)} | ${
-        fmt(r.floor.p99, 1).padStart(6)
-      } || ${fmt(r.bare.rps).padStart(13)} | ${fmt(r.bare.p99, 1).padStart(6)} || ${
-        percent(r.svc.rps, r.floor.rps).padStart(11)
-      } | ${percent(r.svc.rps, r.bare.rps).padStart(13)}`
-    )
-  }
+  printRows(rows)
   const sqlite = rows.filter((r) => r.dialect === "sqlite")
+  const ofFloor = (r: Row) => r.results.get("svc")!.rps / r.results.get("floor")!.rps
   const saves = sqlite.find((r) => r.what.startsWith("POST"))
   const reads = sqlite.filter((r) => r.what.startsWith("GET"))
-  const ofFloor = (r: Row) => r.svc.rps / r.floor.rps
   const verdict = (ok: boolean) => (ok ? "met" : "MISSED")
   if (saves !== undefined && reads.length > 0) {
     const worstRead = Math.min(...reads.map(ofFloor))

@@ -9,48 +9,14 @@
  *   SVC_BENCH_ROWS=200000 npm run bench -- verify     (smaller run)
  */
 import { generateSignerKey } from "@svc/schema/transparency"
-import Database from "better-sqlite3"
 import { spawnSync } from "node:child_process"
-import { randomBytes } from "node:crypto"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freePort, ROOT, startNode, stop } from "./processes.js"
-import { syntheticConsent } from "./synthetic-consent.js"
+import { loadSyntheticConsents, waitForLog } from "./synthetic-consents.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 1_000_000)
-const BATCH = 10_000
-
-const load = (file: string) => {
-  const db = new Database(file)
-  db.pragma("journal_mode = WAL")
-  const insert = db.prepare(
-    `INSERT INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
-    created_at, preferences, receipts, policy_id, policy_fingerprint, ip_address, user_agent, surface, action,
-    log_commitment, log_salt)
-    VALUES (?, '', ?, ?, 'digest', 'cookie_banner', 'shop.example', ?, ?, ?, ?, 'eu-opt-in', 'fp-bench',
-    '203.0.113.0', 'Mozilla/5.0 (bench)', 'banner', 'custom', ?, ?)`
-  )
-  const many = db.transaction((from: number) => {
-    for (let i = from; i < Math.min(from + BATCH, ROWS); i++) {
-      const row = syntheticConsent(i, ROWS)
-      insert.run(
-        row.id,
-        row.subjectId,
-        row.actKey,
-        row.givenAt,
-        row.givenAt,
-        JSON.stringify({ necessary: true, measurement: row.granted, marketing: !row.granted, functionality: true }),
-        row.receipts,
-        randomBytes(32).toString("base64"),
-        randomBytes(16).toString("base64")
-      )
-    }
-  })
-  for (let from = 0; from < ROWS; from += BATCH) many(from)
-  db.close()
-}
-
 const svcBin = join(ROOT, "packages/server/bin/svc.js")
 const dir = await mkdtemp(join(tmpdir(), "svc-bench-verify-"))
 try {
@@ -69,7 +35,7 @@ try {
   const migrated = spawnSync(process.execPath, [svcBin, "migrate", "--config", config], { encoding: "utf8" })
   if (migrated.status !== 0) throw new Error(`svc migrate failed: ${migrated.stderr}`)
   const loadStart = performance.now()
-  load(file)
+  loadSyntheticConsents(file, ROWS, { log: true })
   console.log(`loaded ${ROWS.toLocaleString("en")} records in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`)
 
   const port = await freePort()
@@ -79,13 +45,7 @@ try {
     /listening on/
   )
   try {
-    for (;;) {
-      // A busy SQLite server may drop a connection while a batch holds the event loop: ask again.
-      const response = await fetch(`http://127.0.0.1:${port}/log/checkpoint`).catch(() => undefined)
-      const size = response?.status === 200 ? Number((await response.text()).split("\n")[1]) : 0
-      if (size >= ROWS) break
-      await new Promise((resolve) => setTimeout(resolve, 500))
-    }
+    await waitForLog(`http://127.0.0.1:${port}`, ROWS)
   } finally {
     await stop(server)
   }
