@@ -20,7 +20,7 @@ const isDeadlock = (error: unknown): boolean => {
  * transaction"). A few tries with a short jittered pause; anything else fails as before.
  */
 export const retryDeadlocks = <A, E, R>(transaction: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.retry(transaction, {
-    while: isDeadlock,
-    schedule: Schedule.jittered(Schedule.exponential("5 millis")).pipe(Schedule.intersect(Schedule.recurs(4)))
-  })
+  Effect.retry(transaction, { while: isDeadlock, schedule: deadlockRetries })
+
+/** Built once: a schedule is an immutable description, and every save runs through this retry. */
+const deadlockRetries = Schedule.jittered(Schedule.exponential("5 millis")).pipe(Schedule.intersect(Schedule.recurs(4)))

@@ -188,7 +188,11 @@ export const makeGroupCommit = (options: GroupCommitOptions) => {
         return yield* Effect.fail(broken)
       }
       const state: Member = { open: false }
-      yield* Effect.addFinalizer((exit) => finish(group, scope, connection, state, exit))
+      // Registered on the scope itself: `Effect.addFinalizer` would also restore the fiber's refs as
+      // they were here when the finalizer runs, two diffs and patches of the whole request context
+      // per transaction, which `finish` does not need.
+      const memberScope = yield* Effect.scope
+      yield* Scope.addFinalizerExit(memberScope, (exit) => finish(group, scope, connection, state, exit))
       return memberConnection(group, connection, state)
     })
   )
