@@ -111,7 +111,19 @@ export const databaseProblems = (database: unknown): Array<string> => {
   if (badDialect !== undefined) problems.push(`database.dialect: ${badDialect}`)
   const badUrl = databaseUrlProblem(dialect, url)
   if (badUrl !== undefined) problems.push(`database.url: ${badUrl}`)
+  if ("readUrl" in database && database.readUrl !== undefined) {
+    const badReadUrl = readUrlProblem(dialect, database.readUrl)
+    if (badReadUrl !== undefined) problems.push(`database.readUrl: ${badReadUrl}`)
+  }
   return problems
+}
+
+/** Why `readUrl` cannot be the read URL of a `dialect` database, or `undefined`. */
+const readUrlProblem = (dialect: unknown, readUrl: unknown): string | undefined => {
+  if (dialect === "sqlite") {
+    return "SQLite is one file with no standby to read from; remove readUrl (or use postgres or mysql)"
+  }
+  return databaseUrlProblem(dialect, readUrl)
 }
 
 /** The schema's lines minus those `databaseProblems` says better. */
@@ -121,4 +133,4 @@ export const withDatabaseProblems = (
 ): Array<string> =>
   database.length === 0
     ? [...schemaLines]
-    : [...schemaLines.filter((line) => !/^database(\.(dialect|url|layer))?:/.test(line)), ...database]
+    : [...schemaLines.filter((line) => !/^database(\.(dialect|url|readUrl|layer))?:/.test(line)), ...database]

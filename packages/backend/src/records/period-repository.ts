@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { ReadSqlClient } from "../database/read-client.js"
 import { rowsDecoder } from "../database/rows.js"
 import { RecordRow } from "../consents/record-row.js"
 
@@ -47,7 +47,7 @@ const SQLITE_CACHE_SIZE = -2000
 /** SQL of the period export: keyset pages over `svc_consents_time` (tenant, given_at, id). */
 export class PeriodRecordsRepo extends Effect.Service<PeriodRecordsRepo>()("@svc/backend/PeriodRecordsRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* ReadSqlClient
 
     const select = (q: PeriodPage) => {
       // One lower bound (the cursor's time once there is one), so the index seeks straight to it;
