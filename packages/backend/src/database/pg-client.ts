@@ -74,7 +74,6 @@ const makePool = (target: PgTarget, options: PgPoolOptions) =>
     let generation = 0
     const generations = new WeakMap<object, number>()
     const live = new Set<pg.PoolClient>()
-    const busy = new Set<pg.PoolClient>()
     const wake = yield* Queue.sliding<void>(1)
     if (current === undefined) yield* Effect.logWarning(`${name}: ${notFound}; looking again in the background`)
 
@@ -118,14 +117,10 @@ const makePool = (target: PgTarget, options: PgPoolOptions) =>
     })
     const stale = (client: pg.PoolClient) => (generations.get(client) ?? 0) < generation
     pool.on("connect", (client) => live.add(client))
-    pool.on("remove", (client) => {
-      live.delete(client)
-      busy.delete(client)
-    })
-    pool.on("acquire", (client) => busy.add(client))
-    // A connection to a server given up gently (see `switchTo`) ends when its query is done.
+    pool.on("remove", (client) => live.delete(client))
+    // A connection to a server given up gently (see `switchTo`) ends when its use is done; ending it
+    // here, before the pool looks, makes the pool drop it instead of keeping it idle.
     pool.on("release", (_error, client) => {
-      busy.delete(client)
       if (stale(client)) client.end().catch(() => undefined)
     })
     // An idle connection that died (its server stopped): the pool drops it; the watcher looks now.
@@ -134,14 +129,15 @@ const makePool = (target: PgTarget, options: PgPoolOptions) =>
     /**
      * New connections go to `server`. Those to the old one end now, failing the statements in
      * flight there (an uncommitted save answers 503 and is retried), or, `gently` (the old one is
-     * still a right server, only not the preferred one: prefer-standby's fallback), as each is done.
+     * still a right server, only not the preferred one: prefer-standby's fallback), each when its
+     * next use is done (or the pool's idle timeout ends it first): no statement fails.
      */
     const switchTo = (server: Server, gently = false) =>
       Effect.gen(function*() {
         const from = current === undefined ? "none" : describeServer(current)
         current = server
         generation += 1
-        const ending = [...live].filter((client) => stale(client) && !(gently && busy.has(client)))
+        const ending = gently ? [] : [...live].filter(stale)
         for (const client of ending) client.end().catch(() => undefined)
         yield* Effect.logWarning(`${name}: now using ${describeServer(server)} (was ${from})`).pipe(
           Effect.annotateLogs({ closedConnections: ending.length })
@@ -156,7 +152,7 @@ const makePool = (target: PgTarget, options: PgPoolOptions) =>
       })
 
     /** The last search's failure, logged once until it changes or a server is found. */
-    let lastLogged: string | undefined
+    let lastLogged: string | undefined = current === undefined ? notFound : undefined
 
     /** One look at the current server on the watcher's own connection; the hosts again if it is not right. */
     const check = (watch: { client: pg.Client | undefined }) =>
