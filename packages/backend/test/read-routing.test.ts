@@ -10,7 +10,7 @@ import {
   type SqlDialect
 } from "@svc/backend"
 import { type RunningServer, startServer } from "@svc/server"
-import { Chunk, Effect, Layer, Stream } from "effect"
+import { Chunk, Effect, Stream } from "effect"
 import { randomBytes } from "node:crypto"
 import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -115,7 +115,9 @@ describe("database.readUrl and readLayer: configuration", () => {
 
   it("a multi-host PostgreSQL read URL and a MySQL one are accepted and kept apart from url", () => {
     const pgRead = "postgres://svc@db1:5432,db2:5432/svc?target_session_attrs=prefer-standby&sslmode=prefer"
-    const pgConfig = resolveOptions({ database: { dialect: "postgres", url: "postgres://svc@db1/svc", readUrl: pgRead } })
+    const pgConfig = resolveOptions({
+      database: { dialect: "postgres", url: "postgres://svc@db1/svc", readUrl: pgRead }
+    })
     expect(pgConfig.database).toMatchObject({ _tag: "Url", url: "postgres://svc@db1/svc", readUrl: pgRead })
     const mysqlConfig = resolveOptions({
       database: { dialect: "mysql", url: "mysql://svc@db/svc", readUrl: "mysql://svc@replica/svc" }
@@ -170,7 +172,9 @@ describe("ReadSqlClient through SvcServices.layer (SQLite)", () => {
     const onPrimary = newSubjectId()
     // The read database: migrated and holding one act of its own.
     await Effect.runPromise(
-      save(onRead).pipe(Effect.provide(SvcServices.layer({ database: { layer: layerOf(readFile) } }, { migrate: true })))
+      save(onRead).pipe(
+        Effect.provide(SvcServices.layer({ database: { layer: layerOf(readFile) } }, { migrate: true }))
+      )
     )
     const routed = SvcServices.layer({ database: { layer: layerOf(primaryFile), readLayer: layerOf(readFile) } }, {
       migrate: true
@@ -292,7 +296,9 @@ describeWith(optionalServers.postgres, "database.readUrl on PostgreSQL: no host 
     const saved = await postCookieSave(server.url)
     expect(saved.status).toBe(200)
     expect((await fetch(`${server.url}/subjects/${String(saved.body["subjectId"])}`)).status).toBe(200)
-    for (const path of [`/consents/export?from=${today}&to=${today}`, `/insight?from=${today}&to=${today}`, "/experiments/x/summary"]) {
+    for (const path of [`/consents/export?from=${today}&to=${today}`, `/insight?from=${today}&to=${today}`,
+      "/experiments/x/summary"])
+    {
       const response = await fetch(`${server.url}${path}`, { headers: admin })
       expect(response.status, path).toBe(503)
       expect(((await response.json()) as { cause: { code: string } }).cause.code, path).toBe("DATABASE_ERROR")
@@ -307,7 +313,9 @@ describeWith(optionalServers.mysql, "database.readUrl on MySQL: a read server th
     try {
       const readUrl = `mysql://svc:s3cret-read@127.0.0.1:${await freePort()}/svc`
       const started = startServer({ ...quiet, database: { ...db.database, readUrl } }, listen)
-      await expect(started).rejects.toThrow(/database\.readUrl: cannot connect to the MySQL read server \(.*ECONNREFUSED/)
+      await expect(started).rejects.toThrow(
+        /database\.readUrl: cannot connect to the MySQL read server \(.*ECONNREFUSED/
+      )
       await started.catch((error: unknown) => expect(String(error)).not.toContain("s3cret-read"))
     } finally {
       await db.drop()
@@ -352,25 +360,29 @@ describeWith(optionalServers.postgresBinaries, "database.readUrl on a streaming 
     throw new Error(`${subjectId} never reached the standby`)
   }
 
-  it("exports and insight read the standby (lagging while its replay is paused); saves and subject reads the primary", async () => {
-    const first = String((await postCookieSave(server.url, { domain })).body["subjectId"])
-    await replayed(first)
-    expect(await exportedSubjects(server.url, `domain=${domain}`)).toEqual([first])
+  it(
+    "exports and insight read the standby (lagging while its replay is paused); saves and subject reads the primary",
+    async () => {
+      const first = String((await postCookieSave(server.url, { domain })).body["subjectId"])
+      await replayed(first)
+      expect(await exportedSubjects(server.url, `domain=${domain}`)).toEqual([first])
 
-    await nodes.standby.query("SELECT pg_wal_replay_pause()")
-    const second = await postCookieSave(server.url, cookieSave({ domain }))
-    expect(second.status).toBe(200)
-    const secondId = String(second.body["subjectId"])
-    expect((await fetch(`${server.url}/subjects/${secondId}`)).status).toBe(200)
-    expect(await nodes.primary.query(`SELECT 1 FROM svc_consents WHERE subject_id = '${secondId}'`)).toHaveLength(1)
-    expect(await exportedSubjects(server.url, `domain=${domain}`)).toEqual([first])
-    expect(await insightTotal(server.url, domain)).toBe(1)
+      await nodes.standby.query("SELECT pg_wal_replay_pause()")
+      const second = await postCookieSave(server.url, cookieSave({ domain }))
+      expect(second.status).toBe(200)
+      const secondId = String(second.body["subjectId"])
+      expect((await fetch(`${server.url}/subjects/${secondId}`)).status).toBe(200)
+      expect(await nodes.primary.query(`SELECT 1 FROM svc_consents WHERE subject_id = '${secondId}'`)).toHaveLength(1)
+      expect(await exportedSubjects(server.url, `domain=${domain}`)).toEqual([first])
+      expect(await insightTotal(server.url, domain)).toBe(1)
 
-    await nodes.standby.query("SELECT pg_wal_replay_resume()")
-    await replayed(secondId)
-    expect((await exportedSubjects(server.url, `domain=${domain}`)).sort()).toEqual([first, secondId].sort())
-    expect(await insightTotal(server.url, domain)).toBe(2)
-  }, 60_000)
+      await nodes.standby.query("SELECT pg_wal_replay_resume()")
+      await replayed(secondId)
+      expect((await exportedSubjects(server.url, `domain=${domain}`)).sort()).toEqual([first, secondId].sort())
+      expect(await insightTotal(server.url, domain)).toBe(2)
+    },
+    60_000
+  )
 
   it("the read pool's connections are on the standby, and none of svc's writes reached it", async () => {
     const onStandby = await nodes.standby.query(

@@ -35,12 +35,12 @@ export interface ResolvedConfig {
       readonly url: string
       readonly schema: string | undefined
       /** Where exports, the insight page and experiment summaries read; `undefined`: `url`. */
-      readonly readUrl: string | undefined
+      readonly readUrl?: string | undefined
     }
     | {
       readonly _tag: "Layer"
       readonly layer: Layer.Layer<SqlClient.SqlClient, unknown>
-      readonly readLayer: Layer.Layer<SqlClient.SqlClient, unknown> | undefined
+      readonly readLayer?: Layer.Layer<SqlClient.SqlClient, unknown> | undefined
     }
   /** Mount prefix without a trailing slash; `""` when mounted at the root. */
   readonly basePath: string

@@ -54,18 +54,24 @@ export const urlClientLayer = (
         if (typeof target === "string") return Layer.fail(new Error(`${option}: ${target}`))
         return pgClientLayer(
           withSchema(target, schema),
-          role === "primary" ? defaultPgPoolOptions : { ...defaultPgPoolOptions, startWithoutServer: true, label: "read" }
+          role === "primary"
+            ? defaultPgPoolOptions
+            : { ...defaultPgPoolOptions, startWithoutServer: true, label: "read" }
         )
       }
       case "mysql": {
         const { MysqlClient } = await import("@effect/sql-mysql2")
         const layer = MysqlClient.layer({ url: Redacted.make(url), maxConnections: 10 })
         // The driver's reason (no URL in it); the server's startup message names the primary's location only.
-        return role === "primary" ? layer : layer.pipe(Layer.mapError((error) =>
-          new Error(`${option}: cannot connect to the MySQL read server (${
-            "cause" in error && error.cause instanceof Error ? error.cause.message : String(error)
-          })`)
-        ))
+        return role === "primary" ?
+          layer :
+          layer.pipe(Layer.mapError((error) =>
+            new Error(
+              `${option}: cannot connect to the MySQL read server (${
+                "cause" in error && error.cause instanceof Error ? error.cause.message : String(error)
+              })`
+            )
+          ))
       }
     }
   }))
