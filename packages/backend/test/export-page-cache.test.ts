@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { describe, expect, it } from "vitest"
+import { ReadSqlClient } from "../src/database/read-client.js"
 import { sqliteClientLayer } from "../src/database/sqlite-client.js"
 import { PeriodRecordsRepo } from "../src/records/period-repository.js"
 
@@ -27,7 +28,11 @@ describe("period export: SQLite's page cache", () => {
       yield* Scope.close(second, Exit.void)
       return { before, reading, secondStillReading, after: yield* cacheSize }
     })
-    const layer = PeriodRecordsRepo.Default.pipe(Layer.provideMerge(Layer.orDie(sqliteClientLayer(":memory:"))))
+    // Without a read URL the export reads through the primary's own SqlClient.
+    const layer = PeriodRecordsRepo.Default.pipe(
+      Layer.provide(Layer.effect(ReadSqlClient, SqlClient.SqlClient)),
+      Layer.provideMerge(Layer.orDie(sqliteClientLayer(":memory:")))
+    )
     expect(await Effect.runPromise(Effect.provide(program, layer))).toEqual({
       before: -16000,
       reading: -2000,

@@ -3,6 +3,7 @@
  * one that was likely meant, and a URL that is not one for its dialect (never quoting it: it may
  * hold a password).
  */
+import { Layer } from "effect"
 import { parsePgUrl } from "./pg-url.js"
 
 export const DIALECTS = ["sqlite", "postgres", "mysql"] as const
@@ -103,7 +104,9 @@ export const databaseUrlProblem = (dialect: unknown, url: unknown): string | und
  * union with `{ layer }`, would list every alternative instead of the likely mistake).
  */
 export const databaseProblems = (database: unknown): Array<string> => {
-  if (typeof database !== "object" || database === null || !("dialect" in database)) return []
+  if (typeof database !== "object" || database === null) return []
+  if ("layer" in database) return layerSideProblems(database)
+  if (!("dialect" in database)) return []
   const { dialect } = database
   const url = "url" in database ? database.url : undefined
   const problems: Array<string> = []
@@ -111,7 +114,34 @@ export const databaseProblems = (database: unknown): Array<string> => {
   if (badDialect !== undefined) problems.push(`database.dialect: ${badDialect}`)
   const badUrl = databaseUrlProblem(dialect, url)
   if (badUrl !== undefined) problems.push(`database.url: ${badUrl}`)
+  if ("readLayer" in database) {
+    problems.push("database.readLayer: only beside layer; beside url, give the read side as readUrl")
+  }
+  if ("readUrl" in database && database.readUrl !== undefined) {
+    const badReadUrl = readUrlProblem(dialect, database.readUrl)
+    if (badReadUrl !== undefined) problems.push(`database.readUrl: ${badReadUrl}`)
+  }
   return problems
+}
+
+/** `{ layer }`'s read side is a layer too: a URL there, or a `readLayer` that is not one, said plainly. */
+const layerSideProblems = (database: object): Array<string> => {
+  const problems: Array<string> = []
+  if ("readUrl" in database) {
+    problems.push("database.readUrl: beside layer, give the read side as readLayer (an SqlClient layer)")
+  }
+  if ("readLayer" in database && database.readLayer !== undefined && !Layer.isLayer(database.readLayer)) {
+    problems.push("database.readLayer: must be an SqlClient layer (as layer is)")
+  }
+  return problems
+}
+
+/** Why `readUrl` cannot be the read URL of a `dialect` database, or `undefined`. */
+const readUrlProblem = (dialect: unknown, readUrl: unknown): string | undefined => {
+  if (dialect === "sqlite") {
+    return "SQLite is one file with no standby to read from; remove readUrl (or use postgres or mysql)"
+  }
+  return databaseUrlProblem(dialect, readUrl)
 }
 
 /** The schema's lines minus those `databaseProblems` says better. */
@@ -121,4 +151,4 @@ export const withDatabaseProblems = (
 ): Array<string> =>
   database.length === 0
     ? [...schemaLines]
-    : [...schemaLines.filter((line) => !/^database(\.(dialect|url|layer))?:/.test(line)), ...database]
+    : [...schemaLines.filter((line) => !/^database(\.(dialect|url|readUrl|layer|readLayer))?:/.test(line)), ...database]

@@ -25,7 +25,9 @@ type Written<T extends { readonly Encoded: unknown }> = T["Encoded"]
 export type SqlDialect = Written<typeof S.SqlDialect>
 
 /**
- * A connection svc opens itself, or an `SqlClient` layer the host application owns.
+ * A connection svc opens itself, or an `SqlClient` layer the host application owns. Either may
+ * name a read side (`readUrl`, `readLayer`): a standby that period exports, the insight page and
+ * experiment summaries read from (they may lag); everything else stays on the primary.
  *
  * @example
  * ```ts

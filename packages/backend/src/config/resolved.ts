@@ -29,8 +29,19 @@ import type { ResolvedTelemetry } from "./telemetry.js"
  */
 export interface ResolvedConfig {
   readonly database:
-    | { readonly _tag: "Url"; readonly dialect: SqlDialect; readonly url: string; readonly schema: string | undefined }
-    | { readonly _tag: "Layer"; readonly layer: Layer.Layer<SqlClient.SqlClient, unknown> }
+    | {
+      readonly _tag: "Url"
+      readonly dialect: SqlDialect
+      readonly url: string
+      readonly schema: string | undefined
+      /** Where exports, the insight page and experiment summaries read; `undefined`: `url`. */
+      readonly readUrl?: string | undefined
+    }
+    | {
+      readonly _tag: "Layer"
+      readonly layer: Layer.Layer<SqlClient.SqlClient, unknown>
+      readonly readLayer?: Layer.Layer<SqlClient.SqlClient, unknown> | undefined
+    }
   /** Mount prefix without a trailing slash; `""` when mounted at the root. */
   readonly basePath: string
   readonly trustedOrigins: ReadonlyArray<string>

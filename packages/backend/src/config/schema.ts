@@ -45,9 +45,18 @@ export const DatabaseOptions = Schema.Union(
     /** Postgres/MySQL connection URL; for SQLite a file path or `:memory:`. */
     url: Schema.String.pipe(Schema.minLength(1)),
     /** Postgres only: the schema svc's tables live in (created by the migrations). */
-    schema: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/)))
+    schema: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/))),
+    /**
+     * Postgres and MySQL: a standby (replica) that exports, the insight page and experiment
+     * summaries read from; everything else stays on `url`. Absent: they read from `url` too.
+     */
+    readUrl: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
   }),
-  Schema.Struct({ layer: AnyLayer<Layer.Layer<SqlClient.SqlClient, unknown>>() })
+  Schema.Struct({
+    layer: AnyLayer<Layer.Layer<SqlClient.SqlClient, unknown>>(),
+    /** The `SqlClient` exports, the insight page and experiment summaries read from. Absent: `layer`. */
+    readLayer: Schema.optional(AnyLayer<Layer.Layer<SqlClient.SqlClient, unknown>>())
+  })
 )
 
 const TenantId = Schema.String.annotations({ message: (issue) => `must be a string (got ${got(issue.actual)})` }).pipe(

@@ -135,8 +135,14 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
 
   const basePath = (options.basePath ?? "").replace(/\/+$/, "")
   const database: ResolvedConfig["database"] = "layer" in options.database
-    ? { _tag: "Layer", layer: options.database.layer }
-    : { _tag: "Url", dialect: options.database.dialect, url: options.database.url, schema: options.database.schema }
+    ? { _tag: "Layer", layer: options.database.layer, readLayer: options.database.readLayer }
+    : {
+      _tag: "Url",
+      dialect: options.database.dialect,
+      url: options.database.url,
+      schema: options.database.schema,
+      readUrl: options.database.readUrl
+    }
   const ps = options.policySnapshot
   const it = options.identityToken
   const lds = options.legalDocumentSnapshot

@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, Redacted } from "effect"
+import type { SqlDialect } from "../config/options.js"
 import type { ResolvedConfig } from "../config/resolved.js"
 
 /**
@@ -21,10 +22,22 @@ import type { ResolvedConfig } from "../config/resolved.js"
  * )
  * ```
  */
-export const sqlClientLayer = (database: ResolvedConfig["database"]): Layer.Layer<SqlClient.SqlClient, unknown> => {
-  if (database._tag === "Layer") return database.layer
-  const { dialect, url, schema } = database
-  return Layer.unwrapEffect(Effect.promise(async (): Promise<Layer.Layer<SqlClient.SqlClient, unknown>> => {
+export const sqlClientLayer = (database: ResolvedConfig["database"]): Layer.Layer<SqlClient.SqlClient, unknown> =>
+  database._tag === "Layer" ? database.layer : urlClientLayer(database.dialect, database.url, database.schema)
+
+/**
+ * A pool for one URL of `dialect`. `role: "read"` is `database.readUrl`'s: on PostgreSQL it starts
+ * even when no host answers yet and keeps looking (reads fail with 503 meanwhile); MySQL's driver
+ * checks its URL once at start, so a MySQL read server must answer then.
+ */
+export const urlClientLayer = (
+  dialect: SqlDialect,
+  url: string,
+  schema: string | undefined,
+  role: "primary" | "read" = "primary"
+): Layer.Layer<SqlClient.SqlClient, unknown> =>
+  Layer.unwrapEffect(Effect.promise(async (): Promise<Layer.Layer<SqlClient.SqlClient, unknown>> => {
+    const option = role === "primary" ? "database.url" : "database.readUrl"
     switch (dialect) {
       case "sqlite": {
         const { sqliteClientLayer } = await import("./sqlite-client.js")
@@ -33,18 +46,32 @@ export const sqlClientLayer = (database: ResolvedConfig["database"]): Layer.Laye
       case "postgres": {
         // A libpq URL, several hosts and `target_session_attrs` included (config/pg-url.ts); the config
         // check has already refused one that does not read.
-        const [{ pgClientLayer }, { parsePgUrl, withSchema }] = await Promise.all([
+        const [{ defaultPgPoolOptions, pgClientLayer }, { parsePgUrl, withSchema }] = await Promise.all([
           import("./pg-client.js"),
           import("../config/pg-url.js")
         ])
         const target = parsePgUrl(url)
-        if (typeof target === "string") return Layer.fail(new Error(`database.url: ${target}`))
-        return pgClientLayer(withSchema(target, schema))
+        if (typeof target === "string") return Layer.fail(new Error(`${option}: ${target}`))
+        return pgClientLayer(
+          withSchema(target, schema),
+          role === "primary"
+            ? defaultPgPoolOptions
+            : { ...defaultPgPoolOptions, startWithoutServer: true, label: "read" }
+        )
       }
       case "mysql": {
         const { MysqlClient } = await import("@effect/sql-mysql2")
-        return MysqlClient.layer({ url: Redacted.make(url), maxConnections: 10 })
+        const layer = MysqlClient.layer({ url: Redacted.make(url), maxConnections: 10 })
+        // The driver's reason (no URL in it); the server's startup message names the primary's location only.
+        return role === "primary" ?
+          layer :
+          layer.pipe(Layer.mapError((error) =>
+            new Error(
+              `${option}: cannot connect to the MySQL read server (${
+                "cause" in error && error.cause instanceof Error ? error.cause.message : String(error)
+              })`
+            )
+          ))
       }
     }
   }))
-}

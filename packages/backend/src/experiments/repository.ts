@@ -1,5 +1,6 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { ReadSqlClient } from "../database/read-client.js"
 import { SqlNumber } from "../database/columns.js"
 import type { SummaryWindow } from "../period/window.js"
 
@@ -31,7 +32,7 @@ export type ArmMedianRow = typeof ArmMedianRow.Type
  */
 export class ExperimentsRepo extends Effect.Service<ExperimentsRepo>()("@svc/backend/ExperimentsRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* ReadSqlClient
 
     const where = (scope: SummaryScope) =>
       sql.and([

@@ -1,5 +1,6 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { ReadSqlClient } from "../database/read-client.js"
 import { SqlNumber } from "../database/columns.js"
 
 /** One insight query: a tenant (`''` in single-tenant scope), a half-open period and maybe a domain. */
@@ -53,7 +54,7 @@ const DAY_MS = 86_400_000
  */
 export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/InsightRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* ReadSqlClient
 
     // Whole UTC days since the epoch: integer division differs per dialect. The expression is the
     // index's own (written the same), so SQLite and Postgres bound and group by it from the index.

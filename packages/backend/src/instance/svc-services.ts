@@ -7,6 +7,7 @@ import { resolveOptions } from "../config/validate.js"
 import { Consents } from "../consents/consents.js"
 import { sqlClientLayer } from "../database/client.js"
 import { migrateDatabase } from "../database/migrate.js"
+import { ReadSqlClient, readSqlClientLayer } from "../database/read-client.js"
 import { reportSchemaState } from "../database/schema-state.js"
 import { EventDeliveryLive } from "../events/deliverer.js"
 import { EventSinksLive } from "../events/sinks-live.js"
@@ -22,7 +23,8 @@ import { Subjects } from "../subjects/subjects.js"
 import { ServicesLive } from "./services.js"
 
 /**
- * What `SvcServices.layer` provides: svc's public services, its resolved configuration and its `SqlClient`.
+ * What `SvcServices.layer` provides: svc's public services, its resolved configuration, its `SqlClient`
+ * and the `ReadSqlClient` its exports, insight page and experiment summaries read through.
  *
  * @example
  * ```ts
@@ -48,6 +50,7 @@ export type SvcService =
   | ConsentExports
   | SvcConfig
   | SqlClient.SqlClient
+  | ReadSqlClient
 
 /**
  * How `SvcServices.layer` treats the database schema while the layer is built.
@@ -90,6 +93,8 @@ export const makeServicesLayer = (config: ResolvedConfig, options: SvcServicesOp
   Layer.mergeAll(ServicesLive, EventDeliveryLive, LogSequencingLive).pipe(
     Layer.provideMerge(EventSinksLive),
     Layer.provideMerge(Layer.succeed(SvcConfig, config)),
+    // After the primary (and its migrations): a second pool on `database.readUrl`, or the primary's.
+    Layer.provideMerge(readSqlClientLayer(config.database)),
     Layer.provideMerge(databaseLayer(config, options.migrate === true))
   )
 
@@ -125,7 +130,8 @@ export const SvcServices = {
   /**
    * `Consents`, `Subjects`, `LegalDocuments`, `Experiments`, `PolicyManifest`, `PolicyInit`,
    * `SessionReports` and `Retention` (plus `SvcConfig` and the `SqlClient`) from the options a
-   * config file holds (`defineConfig`). `database: { layer }` shares the app's own `SqlClient`.
+   * config file holds (`defineConfig`). `database: { layer }` shares the app's own `SqlClient`
+   * (and `readLayer`, if given, is the one exports, insight and summaries read from).
    * While the layer lives it delivers events to the configured sinks and runs retention, as a
    * server would. `migrate: true` applies pending migrations first (or run `svc migrate`).
    * Invalid options fail the layer with `SvcConfigurationError`.

@@ -2,6 +2,7 @@ import { InvalidRequest } from "@svc/api"
 import type { ConsentProof } from "@svc/schema"
 import { Clock, Effect, Either, Option, Stream } from "effect"
 import { SvcConfig } from "../config/resolved.js"
+import { orDatabaseError } from "../database/database-error.js"
 import { parseSummaryWindow } from "../period/window.js"
 import { PolicyManifest } from "../policy/manifest.js"
 import { type ExportProofOption, ExportProofs } from "../transparency/export-proofs.js"
@@ -202,10 +203,16 @@ export class ConsentExports extends Effect.Service<ConsentExports>()("@svc/backe
 
     /**
      * The period's records as text chunks (`format`: NDJSON, the default, or CSV), or
-     * `InvalidRequest` when the query is not one: a period of at most 366 days, `proofs` only with NDJSON.
+     * `InvalidRequest` when the query is not one: a period of at most 366 days, `proofs` only with
+     * NDJSON. The database the export reads from (a standby with `database.readUrl`) must answer
+     * first, else `DatabaseError`: HTTP sends its headers before the first page, and a failure
+     * after them can only cut the body short.
      */
     const stream = (query: PeriodQuery) =>
-      Effect.map(filterOf(query), (filter) => text(filter, query.format ?? "ndjson", query))
+      Effect.flatMap(
+        filterOf(query),
+        (filter) => Effect.as(orDatabaseError(repo.reachable), text(filter, query.format ?? "ndjson", query))
+      )
 
     return { stream } as const
   })

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { ReadSqlClient } from "../database/read-client.js"
 import { rowsDecoder } from "../database/rows.js"
 import { RecordRow } from "../consents/record-row.js"
 
@@ -44,10 +44,13 @@ const decodeRows = rowsDecoder(PeriodRow)
 /** SQLite's own default page cache, 2,000 KiB (a negative `cache_size` counts KiB). */
 const SQLITE_CACHE_SIZE = -2000
 
-/** SQL of the period export: keyset pages over `svc_consents_time` (tenant, given_at, id). */
+/**
+ * SQL of the period export: keyset pages over `svc_consents_time` (tenant, given_at, id), on the
+ * `ReadSqlClient` (a standby when `database.readUrl` names one).
+ */
 export class PeriodRecordsRepo extends Effect.Service<PeriodRecordsRepo>()("@svc/backend/PeriodRecordsRepo", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* ReadSqlClient
 
     const select = (q: PeriodPage) => {
       // One lower bound (the cursor's time once there is one), so the index seeks straight to it;
@@ -74,6 +77,9 @@ export class PeriodRecordsRepo extends Effect.Service<PeriodRecordsRepo>()("@svc
 
     /** One keyset page of rows, oldest first. */
     const page = (q: PeriodPage) => Effect.flatMap(select(q), decodeRows)
+
+    /** One round trip to the database exports read from (`database.readUrl`, or the primary). */
+    const reachable = Effect.asVoid(sql`SELECT 1`)
 
     /** Exports reading now, and the cache size the connection had before the first of them. */
     let readers = 0
@@ -111,6 +117,6 @@ export class PeriodRecordsRepo extends Effect.Service<PeriodRecordsRepo>()("@svc
       orElse: () => Effect.void
     })
 
-    return { page, pageCacheHeldSmall } as const
+    return { page, reachable, pageCacheHeldSmall } as const
   })
 }) {}
