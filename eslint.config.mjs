@@ -14,7 +14,7 @@ const assertionFree = [
   "packages/schema/src/**/*.ts",
   "packages/api/src/**/*.ts",
   // "packages/client/src/**/*.ts",
-  // "packages/browser/src/**/*.ts",
+  "packages/browser/src/**/*.ts",
   "packages/server/src/**/*.ts",
   "packages/backend/src/**/*.ts"
 ]
