@@ -381,6 +381,95 @@ describe("runtime", () => {
   })
 })
 
+describe("runtime: what the page's storage holds under svc's keys", () => {
+  // The page's other scripts share localStorage: a key may hold null, an older shape or a foreign value.
+  const foreign = ["null", "42", '"text"', "[]", "{}", '{"v":1,"expiresAt":9e15}', "{not json"]
+  const start = async (store: ReturnType<typeof memoryStore>) => {
+    const posts: Array<any> = []
+    const env: RuntimeEnv = {
+      store,
+      session: memoryStore(),
+      fetch: async (url, req) => {
+        if (url.includes("/init")) return json(200, matched(policy()))
+        posts.push(JSON.parse(String(req?.body)))
+        return json(201, { consentId: "cns_1" })
+      },
+      now: () => 1_700_000_000_000,
+      random,
+      domain: "site.test",
+      gpc: false,
+      setCookie: () => {},
+      onOnline: () => {}
+    }
+    const runtime = createRuntime(env, {}, "https://b.test", "0.1.0")
+    const before = runtime.api.consent.status
+    await runtime.start()
+    return { runtime, posts, before }
+  }
+
+  it("reads a null or foreign value as nothing stored, and saves over it", async () => {
+    for (const raw of foreign) {
+      const store = memoryStore()
+      for (const key of [KEYS.consent, KEYS.identity, KEYS.queue]) store.setItem(key, raw)
+      const { runtime, posts, before } = await start(store)
+      expect(before, raw).toBe("loading")
+      expect(runtime.api.consent.status, raw).toBe("pending")
+      expect(runtime.api.has("marketing"), raw).toBe(false)
+      expect(await runtime.api.acceptAll(), raw).toMatchObject({ ok: true })
+      expect(posts, raw).toHaveLength(1)
+      expect(posts[0].externalSubjectId, raw).toBeUndefined()
+      expect(JSON.parse(store.getItem(KEYS.consent)!).action, raw).toBe("accept_all")
+    }
+  })
+
+  it("still hydrates the choice it stored itself, and links a pending identity it stored", async () => {
+    const store = memoryStore()
+    const first = await start(store)
+    await first.runtime.api.identify("user-1")
+    await first.runtime.api.rejectAll()
+    const second = await start(store)
+    expect(second.before).toBe("given")
+    expect(second.runtime.api.consent.action).toBe("reject_all")
+    store.setItem(KEYS.identity, JSON.stringify({ externalId: "user-2" }))
+    await second.runtime.api.acceptAll()
+    expect(second.posts.at(-1).externalSubjectId).toBe("user-2")
+  })
+
+  it("replays the queued saves it wrote and leaves out foreign entries", async () => {
+    const store = memoryStore()
+    const queue = createReplayQueue(store, async () => json(503, {}), () => 1_000)
+    await queue.submit(
+      "https://b.test/subjects",
+      buildSaveBody({
+        domain: "d.test",
+        subjectId: "sub_abcdefgh12345678",
+        givenAt: 1_000,
+        preferences: { necessary: true, measurement: true, marketing: false, functionality: false, experience: false },
+        offered: [],
+        vendors: {},
+        policySnapshotToken: undefined,
+        journey: undefined,
+        experiment: undefined,
+        action: "custom",
+        surface: "banner",
+        shownAt: undefined,
+        identity: undefined
+      })
+    )
+    const [entry] = JSON.parse(store.getItem(KEYS.queue)!)
+    store.setItem(KEYS.queue, JSON.stringify([null, 5, { key: "x" }, { ...entry, body: null }, entry]))
+    const sent: Array<string> = []
+    const replay = createReplayQueue(store, async (url) => {
+      sent.push(url)
+      return json(201, {})
+    }, () => 2_000)
+    expect(replay.pending()).toEqual([entry])
+    await replay.flush()
+    expect(sent).toEqual(["https://b.test/subjects"])
+    expect(store.getItem(KEYS.queue)).toBeNull()
+  })
+})
+
 describe("consentCookie", () => {
   it("spells each category with its own code", () => {
     const cookie = consentCookie({

@@ -280,7 +280,35 @@ export function isSvcError<E, C extends PossibleCodeOf<E> = PossibleCodeOf<E>>(
   ...codes: ReadonlyArray<C>
 ): error is E & SvcError<C>
 export function isSvcError(error: unknown, ...codes: ReadonlyArray<string>): boolean {
-  const isOne = error instanceof SvcError ||
-    (error instanceof Error && error.name === "SvcError" && typeof (error as { code?: unknown }).code === "string")
-  return isOne && (codes.length === 0 || codes.includes((error as SvcError).code))
+  // An SvcError of another copy of this package (a second install) counts too.
+  const code = error instanceof Error && error.name === "SvcError" && "code" in error ? error.code : undefined
+  return typeof code === "string" && (codes.length === 0 || codes.includes(code))
 }
+
+const allCodes: ReadonlySet<string> = new Set<SvcErrorCode>([
+  ...clientErrorCodes,
+  ...Object.values<BackendErrorCode>(
+    {
+      InvalidRequest: "INVALID_REQUEST",
+      Unauthorized: "UNAUTHORIZED",
+      IdentityTokenInvalid: "IDENTITY_TOKEN_INVALID",
+      NotFound: "NOT_FOUND",
+      Conflict: "CONFLICT",
+      SubjectConflict: "SUBJECT_CONFLICT",
+      IdentityConflict: "IDENTITY_CONFLICT",
+      PolicySnapshotExpired: "POLICY_SNAPSHOT_EXPIRED",
+      PolicySnapshotInvalid: "POLICY_SNAPSHOT_INVALID",
+      PayloadTooLarge: "PAYLOAD_TOO_LARGE",
+      UnsupportedMediaType: "UNSUPPORTED_MEDIA_TYPE",
+      StalePolicy: "STALE_POLICY",
+      RateLimited: "RATE_LIMITED",
+      DatabaseError: "DATABASE_ERROR",
+      NotReady: "NOT_READY",
+      InternalError: "INTERNAL_ERROR"
+    } satisfies CodeByTag
+  )
+])
+
+/** Whether `value` is one of the codes an `SvcError` can have. */
+export const isSvcErrorCode = (value: unknown): value is SvcErrorCode =>
+  typeof value === "string" && allCodes.has(value)

@@ -1,5 +1,5 @@
-import { ParseResult } from "effect"
-import { SvcError, type SvcErrorCode, type StalePolicyReason, stalePolicyReasons } from "./errors.js"
+import { ParseResult, Predicate } from "effect"
+import { isSvcErrorCode, SvcError, type SvcErrorCode, type StalePolicyReason, stalePolicyReasons } from "./errors.js"
 import { isTransient } from "./retry.js"
 import type { Answer } from "./transport.js"
 
@@ -15,21 +15,24 @@ export interface AttemptContext {
   readonly documented?: ReadonlySet<string> | undefined
 }
 
-export const makeError = (init: {
-  readonly code: SvcErrorCode
+export const makeError = <C extends SvcErrorCode>(init: {
+  readonly code: C
   readonly message: string
   readonly requestId?: string | undefined
   readonly status?: number | undefined
   readonly reason?: StalePolicyReason | undefined
   readonly serverCode?: string | undefined
   readonly cause?: unknown
-}): SvcError => new SvcError({ ...init, retryable: isTransient(init.code, init.status) })
+}): SvcError<C> => new SvcError({ ...init, retryable: isTransient(init.code, init.status) })
 
 const backendCodeOf = (error: unknown): SvcErrorCode | undefined => {
   if (typeof error !== "object" || error === null) return undefined
-  const code = (error.constructor as { readonly code?: unknown }).code
-  return typeof code === "string" ? (code as SvcErrorCode) : undefined
+  const code = Predicate.hasProperty(error.constructor, "code") ? error.constructor.code : undefined
+  return isSvcErrorCode(code) ? code : undefined
 }
+
+const propertyOf = (value: unknown, key: PropertyKey): unknown =>
+  Predicate.hasProperty(value, key) ? value[key] : undefined
 
 const knownReason = (reason: unknown): StalePolicyReason | undefined =>
   stalePolicyReasons.find((known) => known === reason)
@@ -51,9 +54,11 @@ const serverBody = (body: Uint8Array): { code?: string; message?: string; reason
   try {
     const parsed: unknown = JSON.parse(new TextDecoder().decode(body))
     if (typeof parsed !== "object" || parsed === null) return {}
-    const { cause, message } = parsed as { cause?: { code?: unknown; reason?: unknown }; message?: unknown }
+    const cause = propertyOf(parsed, "cause")
+    const code = propertyOf(cause, "code")
+    const message = propertyOf(parsed, "message")
     return {
-      ...(typeof cause?.code === "string" ? { code: cause.code, reason: cause.reason } : {}),
+      ...(typeof code === "string" ? { code, reason: propertyOf(cause, "reason") } : {}),
       ...(typeof message === "string" ? { message: message.slice(0, 500) } : {})
     }
   } catch {
@@ -65,11 +70,11 @@ const serverBody = (body: Uint8Array): { code?: string; message?: string; reason
 export const unexpectedResponse = (context: AttemptContext, answer: Answer, detail?: string): SvcError => {
   const { status } = answer
   const server = serverBody(answer.body)
-  if (status >= 400 && server.code !== undefined && context.documented?.has(server.code) === true) {
+  if (status >= 400 && isSvcErrorCode(server.code) && context.documented?.has(server.code) === true) {
     // A documented code whose body the contract could not decode (a STALE_POLICY without a
     // string reason): still that code, never "undocumented".
     return makeError({
-      code: server.code as SvcErrorCode,
+      code: server.code,
       message: server.message ?? `The backend answered HTTP ${status} with code ${server.code}`,
       status,
       requestId: context.requestId,
@@ -97,9 +102,9 @@ export const backendError = (error: unknown, context: AttemptContext, answer: An
   if (code === undefined) return unexpectedResponse(context, answer)
   return makeError({
     code,
-    message: (error as { message: string }).message,
+    message: String(propertyOf(error, "message")),
     status: answer.status,
     requestId: context.requestId,
-    reason: code === "STALE_POLICY" ? knownReason((error as { reason?: unknown }).reason) : undefined
+    reason: code === "STALE_POLICY" ? knownReason(propertyOf(error, "reason")) : undefined
   })
 }

@@ -8,17 +8,37 @@ import { type AttemptContext, backendError, describeParseError, makeError, unexp
 import type { ResolvedOptions } from "./options.js"
 import type { SvcResult, SvcSuccess } from "./result.js"
 import { nextDelay } from "./retry.js"
-import { type Answer, type Call, mergeHeaders } from "./transport.js"
+import { type Answer, type Call, type Decoded, mergeHeaders } from "./transport.js"
 
 /** One backend call as a method describes it; the runner adds headers, timeouts, retries and events. */
 export interface Operation<A> {
   /** `required`: key-only method. `verify`: sends the key when the client has one. */
-  readonly auth: "required" | "verify" | "none"
+  readonly auth: Auth
   /** The endpoint and its request parts. */
   readonly call: Call
-  /** Shapes the decoded body into `data`; a string return is why the body is unexpected. */
-  readonly toData: (value: unknown, answer: Answer) => { readonly data: A } | string
+  /** What the contract makes of an answer, its success body shaped into `data` (a string: why it is unexpected). */
+  readonly decode: (answer: Answer) => Decoded<{ readonly data: A } | string>
 }
+
+type Auth = "required" | "verify" | "none"
+
+/** An operation whose `data` is `toData` of the success body the contract decoded. */
+export const operation = <V, A>(
+  auth: Auth,
+  call: Call<V>,
+  toData: (value: V, answer: Answer) => { readonly data: A } | string
+): Operation<A> => ({
+  auth,
+  call,
+  decode: (answer) => {
+    const decoded = call.endpoint.decode(answer)
+    return decoded._tag === "Success" ? { _tag: "Success", value: toData(decoded.value, answer) } : decoded
+  }
+})
+
+/** An operation whose `data` is the success body the contract decoded. */
+export const bodyOperation = <V>(auth: Auth, call: Call<V>): Operation<V> =>
+  operation(auth, call, (value) => ({ data: value }))
 
 export interface Runtime {
   readonly options: ResolvedOptions
@@ -47,7 +67,7 @@ interface Attempted<A> {
 
 /** What the contract makes of a whole answer: the result of the attempt. */
 const settle = <A>(operation: Operation<A>, answer: Answer, context: AttemptContext): Outcome<A> => {
-  const decoded = operation.call.endpoint.decode(answer)
+  const decoded = operation.decode(answer)
   if (decoded._tag === "Failure") return backendError(decoded.error, context, answer)
   if (decoded._tag === "Undocumented") {
     return unexpectedResponse(
@@ -56,7 +76,7 @@ const settle = <A>(operation: Operation<A>, answer: Answer, context: AttemptCont
       decoded.issue === undefined ? undefined : describeParseError(decoded.issue)
     )
   }
-  const shaped = operation.toData(decoded.value, answer)
+  const shaped = decoded.value
   if (typeof shaped === "string") {
     return makeError({
       code: "UNEXPECTED_RESPONSE",
@@ -208,20 +228,20 @@ const abortedError = (signal: AbortSignal, requestId: string | undefined) => {
 }
 
 /** Runs an operation to a result: attempts, retry waits, events. Never rejects. */
-export const run = async <A, C extends SvcErrorCode>(
+export const run = async <A>(
   runtime: Runtime,
   operation: Operation<A>,
   call: ResolvedCall
-): Promise<SvcResult<A, C>> => {
+): Promise<SvcResult<A>> => {
   const { signal, requestId } = call
   try {
-    if (signal?.aborted === true) return failure(abortedError(signal, undefined)) as SvcResult<A, C>
+    if (signal?.aborted === true) return failure(abortedError(signal, undefined))
     for (let number = 0;; number++) {
       const { outcome, answer } = await attempt(runtime, operation, call, number)
-      if (outcome === "aborted") return failure(abortedError(signal!, requestId)) as SvcResult<A, C>
-      if (!(outcome instanceof SvcError)) return outcome as SvcResult<A, C>
+      if (outcome === "aborted") return failure(abortedError(signal!, requestId))
+      if (!(outcome instanceof SvcError)) return outcome
       const delayMs = nextDelay(outcome, answer?.headers["retry-after"], number, call.retry)
-      if (delayMs === undefined) return failure(outcome) as SvcResult<A, C>
+      if (delayMs === undefined) return failure(outcome)
       emit(runtime.options.onEvent, {
         type: "retry",
         path: operation.call.endpoint.path,
@@ -230,15 +250,10 @@ export const run = async <A, C extends SvcErrorCode>(
         error: outcome,
         requestId
       })
-      if (await wait(delayMs, signal)) return failure(abortedError(signal!, requestId)) as SvcResult<A, C>
+      if (await wait(delayMs, signal)) return failure(abortedError(signal!, requestId))
     }
   } catch (cause) {
     // Only a bug can land here; a method still resolves to a result.
-    return failure(
-      makeError({ code: "NETWORK_ERROR", message: "The call failed unexpectedly", requestId, cause })
-    ) as SvcResult<
-      A,
-      C
-    >
+    return failure(makeError({ code: "NETWORK_ERROR", message: "The call failed unexpectedly", requestId, cause }))
   }
 }

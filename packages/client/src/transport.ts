@@ -1,6 +1,6 @@
 import { HttpApi, HttpApiSchema, HttpMethod } from "@effect/platform"
 import { SvcApi } from "@svc/api"
-import { Either, Option, ParseResult, Schema } from "effect"
+import { type Effect, Either, Option, ParseResult, Predicate, Schema } from "effect"
 import type * as SchemaAST from "effect/SchemaAST"
 import type { SvcApiClient } from "./effect-client.js"
 import type { Plain } from "./plain.js"
@@ -44,23 +44,24 @@ export interface Answer {
   readonly body: Uint8Array
 }
 
-/** What the contract makes of an answer. */
-export type Decoded =
-  | { readonly _tag: "Success"; readonly value: unknown }
+/** What the contract makes of an answer (`V`: the success body's type). */
+export type Decoded<V = unknown> =
+  | { readonly _tag: "Success"; readonly value: V }
   /** A documented error: an instance of the contract's error class (its `code` is static). */
   | { readonly _tag: "Failure"; readonly error: unknown }
   /** The status is not documented, or the body does not match its schema (`issue` says how). */
   | { readonly _tag: "Undocumented"; readonly issue: ParseResult.ParseError | undefined }
 
 type Encode = (value: unknown) => Either.Either<unknown, ParseResult.ParseError>
-type Decode = (answer: Answer) => Decoded
+type Decode<V = unknown> = (answer: Answer) => Decoded<V>
 
-export interface Endpoint {
+/** One endpoint of the contract; `V` is its success body's type (`unknown` as reflected). */
+export interface Endpoint<V = unknown> {
   readonly method: string
   /** The route template (`/subjects/:id`): what events and documented codes name. */
   readonly path: string
   readonly prepare: (baseUrl: string, parts: AnyParts) => Either.Either<Prepared, ParseResult.ParseError>
-  readonly decode: Decode
+  readonly decode: Decode<V>
 }
 
 const textDecoder = new TextDecoder()
@@ -87,11 +88,14 @@ const undocumented = (issue?: ParseResult.ParseError): Decoded => ({ _tag: "Undo
 
 /** `:name` segments filled in as they are (the contract's path schemas only admit safe values). */
 const fillPath = (template: string, params: unknown): string =>
-  template.replace(/:(\w+)/g, (_, name: string) => String((params as Record<string, unknown>)[name]))
+  template.replace(
+    /:(\w+)/g,
+    (_, name: string) => String(Predicate.hasProperty(params, name) ? params[name] : undefined)
+  )
 
 /** Appends encoded URL parameters as `HttpClientRequest.appendUrlParams` does: arrays repeat the key. */
 const appendParams = (url: URL, params: unknown) => {
-  for (const [key, value] of Object.entries(params as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(Predicate.isObject(params) ? params : {})) {
     for (const item of Array.isArray(value) ? value : [value]) {
       if (item !== undefined) url.searchParams.append(key, String(item))
     }
@@ -99,7 +103,7 @@ const appendParams = (url: URL, params: unknown) => {
 }
 
 const lowerCased = (into: Record<string, string>, headers: unknown) => {
-  for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
+  for (const [name, value] of Object.entries(Predicate.isObject(headers) ? headers : {})) {
     if (value !== undefined) into[name.toLowerCase()] = String(value)
   }
 }
@@ -140,7 +144,7 @@ HttpApi.reflect(SvcApi, {
     const hasBody = HttpMethod.hasBody(endpoint.method)
 
     const prepare = (baseUrl: string, parts: AnyParts): Either.Either<Prepared, ParseResult.ParseError> => {
-      let path = endpoint.path as string
+      let path: string = endpoint.path
       if (parts.path !== undefined) {
         const encoded = encodePath === undefined ? Either.right(parts.path) : encodePath(parts.path)
         if (Either.isLeft(encoded)) return Either.left(encoded.left)
@@ -186,20 +190,28 @@ HttpApi.reflect(SvcApi, {
 })
 
 /** One endpoint of the contract with its request parts, as a method describes its call. */
-export interface Call {
-  readonly endpoint: Endpoint
+export interface Call<V = unknown> {
+  readonly endpoint: Endpoint<V>
   readonly parts: AnyParts
 }
 
+/** The success body of `group.name` as the derived client types it (brands removed). */
+export type SuccessBody<G extends keyof SvcApiClient, E extends keyof SvcApiClient[G]> = SvcApiClient[G][E] extends
+  (...args: never) => Effect.Effect<infer A, unknown, unknown> ? Plain<Exclude<A, readonly [unknown, unknown]>> : never
+
 /** Describes a call of `group.name` with the parts its derived-client method takes. */
-export const callOf = <G extends keyof Groups, E extends keyof Groups[G] & string>(
+export const callOf = <
+  G extends keyof Groups & keyof SvcApiClient,
+  E extends keyof Groups[G] & keyof SvcApiClient[G] & string
+>(
   group: G,
   name: E,
   parts: Groups[G][E] & AnyParts
-): Call => {
+): Call<SuccessBody<G, E>> => {
   const endpoint = endpoints.get(`${group}.${name}`)
   if (endpoint === undefined) throw new Error(`@svc/api has no endpoint ${group}.${name}`)
-  return { endpoint, parts }
+  // A cast that stays (an eslint-disable once the client is in assertionFree): HttpApi.reflect erases the schemas' types: this endpoint's success schema decodes exactly the body the derived client types for group.name
+  return { endpoint: endpoint as Endpoint<SuccessBody<G, E>>, parts }
 }
 
 /** Names joined into one record, names in lower case; later layers win. */

@@ -1,7 +1,7 @@
 import { HttpApi, type HttpApiEndpoint, type HttpApiGroup } from "@effect/platform"
 import { parseIsoDate } from "@svc/schema"
 import { SvcApi } from "@svc/api"
-import { Either, Option, ParseResult, Schema } from "effect"
+import { Either, Option, ParseResult, Predicate, Schema } from "effect"
 import { isHeaderValue, isRecord, type Path } from "./checks.js"
 import type { SvcIssue } from "./errors.js"
 import { withoutValue } from "./failures.js"
@@ -68,7 +68,7 @@ export const checkJsonSafe = (value: unknown, path: Path = [], ancestors = new S
   if (typeof value === "bigint") return [{ path, message: "is a bigint, which JSON cannot represent" }]
   if (typeof value !== "object" || value === null) return []
   if (ancestors.has(value)) return [{ path, message: "is a circular reference, which JSON cannot represent" }]
-  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return []
+  if (Predicate.hasProperty(value, "toJSON") && typeof value.toJSON === "function") return []
   ancestors.add(value)
   const issues = Object.entries(value).flatMap(([key, child]) =>
     checkJsonSafe(child, [...path, Array.isArray(value) ? Number(key) : key], ancestors)

@@ -78,11 +78,36 @@ const portOf = (flag: string | undefined, env: string | undefined): number => {
 const describeBound = (bound: string) =>
   bound.startsWith("0.0.0.0:") ? "every IPv4 interface; " : bound.startsWith("[::]:") ? "every interface; " : ""
 
-const serve = async (values: Record<string, string | boolean | undefined>) => {
-  const loaded = await loadOptions(values.config as string | undefined)
+/** The command line: positionals and flags, each flag typed by its declaration. */
+const parseCommandLine = () =>
+  parseArgs({
+    allowPositionals: true,
+    options: {
+      config: { type: "string", short: "c" },
+      port: { type: "string", short: "p" },
+      host: { type: "string" },
+      sub: { type: "string" },
+      idp: { type: "string" },
+      ttl: { type: "string" },
+      demo: { type: "boolean" },
+      "log-format": { type: "string" },
+      "log-requests": { type: "string" },
+      dialect: { type: "string" },
+      yes: { type: "boolean", short: "y" },
+      force: { type: "boolean" },
+      key: { type: "string" },
+      name: { type: "string" },
+      help: { type: "boolean", short: "h" }
+    }
+  })
+
+type Values = ReturnType<typeof parseCommandLine>["values"]
+
+const serve = async (values: Values) => {
+  const loaded = await loadOptions(values.config)
   const { isDemo, source } = loaded
   const options = withLogFlags(loaded.options, values, process.env)
-  const port = portOf(values.port as string | undefined, process.env.PORT)
+  const port = portOf(values.port, process.env.PORT)
   const plan = servePlan(isDemo, values)
   const demoPage = plan.demoPage && options.script?.enabled !== false
   const running = await startServer(options, { port, host: plan.host, demoPage })
@@ -112,14 +137,11 @@ const serve = async (values: Record<string, string | boolean | undefined>) => {
   )
 }
 
-const migrate = async (values: Record<string, string | boolean | undefined>) => {
-  const { options } = await loadOptions(values.config as string | undefined)
+const migrate = async (values: Values) => {
+  const { options } = await loadOptions(values.config)
   const config = resolveOptions(options)
   const applied = await Effect.runPromise(
-    Effect.provide(migrateDatabase(config.database), sqlClientLayer(config.database)) as Effect.Effect<
-      ReadonlyArray<readonly [number, string]>,
-      unknown
-    >
+    Effect.provide(migrateDatabase(config.database), sqlClientLayer(config.database))
   ).catch((error: unknown) => {
     throw new Error(describeStartupFailure(error, options))
   })
@@ -130,21 +152,21 @@ const migrate = async (values: Record<string, string | boolean | undefined>) => 
   )
 }
 
-const purge = async (values: Record<string, string | boolean | undefined>) => {
-  const { options } = await loadOptions(values.config as string | undefined)
+const purge = async (values: Values) => {
+  const { options } = await loadOptions(values.config)
   await purgeOnce(options) // logs its one line
 }
 
-const spec = async (values: Record<string, string | boolean | undefined>) => {
-  const { options } = await loadOptions(values.config as string | undefined)
+const spec = async (values: Values) => {
+  const { options } = await loadOptions(values.config)
   console.log(JSON.stringify(openApiDocument(resolveOptions(options)), null, 2))
 }
 
-const token = async (kind: string | undefined, values: Record<string, string | boolean | undefined>) => {
+const token = async (kind: string | undefined, values: Values) => {
   if (kind !== "identity") throw new UsageError("svc token: the only kind is `identity`")
   const sub = values.sub
   if (typeof sub !== "string" || sub === "") throw new UsageError("svc token identity: --sub ID is required")
-  const { options } = await loadOptions(values.config as string | undefined)
+  const { options } = await loadOptions(values.config)
   const config = resolveOptions(options)
   if (config.identityToken === undefined)
     throw new UsageError("svc token identity: the config has no identityToken.signingKey")
@@ -153,32 +175,13 @@ const token = async (kind: string | undefined, values: Record<string, string | b
   console.log(
     await signIdentityToken(config.identityToken, {
       externalId: sub,
-      identityProvider: values.idp as string | undefined
+      identityProvider: values.idp
     }, ttl)
   )
 }
 
 const main = async () => {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: {
-      config: { type: "string", short: "c" },
-      port: { type: "string", short: "p" },
-      host: { type: "string" },
-      sub: { type: "string" },
-      idp: { type: "string" },
-      ttl: { type: "string" },
-      demo: { type: "boolean" },
-      "log-format": { type: "string" },
-      "log-requests": { type: "string" },
-      dialect: { type: "string" },
-      yes: { type: "boolean", short: "y" },
-      force: { type: "boolean" },
-      key: { type: "string" },
-      name: { type: "string" },
-      help: { type: "boolean", short: "h" }
-    }
-  })
+  const { positionals, values } = parseCommandLine()
   const [command, sub] = positionals
   if (values.help === true || command === undefined) return console.log(usage)
   switch (command) {
@@ -193,18 +196,18 @@ const main = async () => {
     case "token":
       return token(sub, values)
     case "keys":
-      return console.log(keys(sub, { name: values.name as string | undefined }))
+      return console.log(keys(sub, { name: values.name }))
     case "init": {
       const lines = await init(process.cwd(), {
-        dialect: values.dialect as string | undefined,
+        dialect: values.dialect,
         yes: values.yes === true,
         force: values.force === true
       })
       return console.log(lines.join("\n"))
     }
     case "verify":
-      return loadOptions(values.config as string | undefined).then(({ options }) =>
-        verifyCommand(options, { ...(values.key === undefined ? {} : { verifierKey: values.key as string }) })
+      return loadOptions(values.config).then(({ options }) =>
+        verifyCommand(options, { ...(values.key === undefined ? {} : { verifierKey: values.key }) })
       ).then((code) => process.exit(code))
     default:
       throw new UsageError(`unknown command: ${command}`)

@@ -141,30 +141,44 @@ const importTypeScript = async (path: string): Promise<unknown> => {
 export const loadConfig = async (path: string): Promise<SvcOptions> => {
   if (path.endsWith(".json")) {
     const text = await readFile(path, "utf8")
+    let parsed: unknown
     try {
-      return JSON.parse(text) as SvcOptions
+      parsed = JSON.parse(text)
     } catch (error) {
-      throw jsonSyntaxError(path, text, error as Error)
+      throw error instanceof Error ? jsonSyntaxError(path, text, error) : unloadable(path, String(error))
     }
+    return optionsIn(parsed, `${path} must hold the options object (a JSON object)`)
   }
   const isTypeScript = /\.[mc]?ts$/.test(path)
-  let mod: { default?: unknown }
+  let mod: unknown
   try {
     // Node 20 cannot strip types: TypeScript configs are compiled first; plain JavaScript loads natively.
-    mod = (isTypeScript ? await importTypeScript(path) : await import(pathToFileURL(path).href)) as {
-      default?: unknown
-    }
+    mod = isTypeScript ? await importTypeScript(path) : await import(pathToFileURL(path).href)
   } catch (error) {
     if (isTypeScript && error instanceof Error && error.message.startsWith("cannot load the config file")) throw error
     if (!isTypeScript && error instanceof SyntaxError) throw javascriptSyntaxError(path, error)
     throw unloadable(path, error instanceof Error ? error.message : String(error))
   }
-  const options = (mod.default as { default?: unknown } | undefined)?.default ?? mod.default
-  if (typeof options !== "object" || options === null) {
-    throw new Error(`${path} must export the options object as its default export`)
-  }
-  return options as SvcOptions
+  // A CommonJS config imported as ESM has its `module.exports` as the default export.
+  const exported = propertyOf(mod, "default")
+  return optionsIn(
+    propertyOf(exported, "default") ?? exported,
+    `${path} must export the options object as its default export`
+  )
 }
+
+/**
+ * A loaded config as options: an object, else `problem`. Its fields are `resolveOptions`'s to check
+ * (every problem at once, as an `SvcConfigurationError`), so no shape is asserted here.
+ */
+const optionsIn = (value: unknown, problem: string): SvcOptions => {
+  if (typeof value !== "object" || value === null) throw new Error(problem)
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- a config file is user input: resolveOptions checks every field and lists each problem, which a decode here would duplicate
+  return value as SvcOptions
+}
+
+const propertyOf = (value: unknown, key: PropertyKey): unknown =>
+  Predicate.hasProperty(value, key) ? value[key] : undefined
 
 /**
  * `SVC_DATABASE_URL` replaces `database.url` (it never changes the dialect). A value that is not a

@@ -1,8 +1,14 @@
 import { generateLogSignerKey, type SvcOptions } from "@svc/backend"
+import { Predicate } from "effect"
 import { randomBytes } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { EEA } from "./eea.js"
+
+/** Whether a write with flag `wx` failed because the file is there already. */
+const isFileExists = (error: unknown) => Predicate.hasProperty(error, "code") && error.code === "EEXIST"
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /** Countries where the GDPR (and the UK GDPR) applies: consent before any optional category. */
 const EEA_AND_UK = [...EEA, "GB", "CH"]
@@ -19,8 +25,8 @@ export const demoSigningKey = (databaseUrl: string): string => {
     // `wx`: two servers starting at once on the same file never write two different keys.
     writeFileSync(path, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" })
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST")
-      throw new Error(`cannot write the demo signing key ${path}: ${(error as Error).message}`, { cause: error })
+    if (!isFileExists(error))
+      throw new Error(`cannot write the demo signing key ${path}: ${messageOf(error)}`, { cause: error })
   }
   const key = readFileSync(path, "utf8").trim()
   if (Buffer.byteLength(key) < 32)
@@ -40,8 +46,9 @@ export const demoLogSigningKey = (databaseUrl: string): string => {
   try {
     writeFileSync(path, `${fresh()}\n`, { mode: 0o600, flag: "wx" })
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST")
-      throw new Error(`cannot write the demo log signing key ${path}: ${(error as Error).message}`, { cause: error })
+    if (!isFileExists(error)) {
+      throw new Error(`cannot write the demo log signing key ${path}: ${messageOf(error)}`, { cause: error })
+    }
   }
   const key = readFileSync(path, "utf8").trim()
   if (!key.startsWith("PRIVATE+KEY+"))

@@ -159,7 +159,9 @@ export const envExampleFile = (answers: InitAnswers, secrets: EnvSecrets): strin
   envText(
     "# The variables svc.config.ts reads. Copy this file to .env (`svc init` wrote one with fresh values)\n# and never commit .env.",
     envVariables(answers, secrets),
-    (v) => (v.name === "SVC_DATABASE_URL" ? DEFAULT_DATABASE_URLS[answers.dialect as "postgres" | "mysql"] : "")
+    (v) => (v.name === "SVC_DATABASE_URL"
+      ? (answers.dialect === "sqlite" ? "" : DEFAULT_DATABASE_URLS[answers.dialect])
+      : "")
   )
 
 /** `.env`: the same variables with fresh random values (and the database URL given). */

@@ -8,7 +8,7 @@ import { UsageError } from "./usage-error.js"
 
 const DIALECTS: ReadonlyArray<SqlDialect> = ["sqlite", "postgres", "mysql"]
 
-const isDialect = (value: string): value is SqlDialect => (DIALECTS as ReadonlyArray<string>).includes(value)
+const isDialect = (value: string): value is SqlDialect => DIALECTS.some((dialect) => dialect === value)
 
 export interface InitFlags {
   readonly dialect?: string | undefined

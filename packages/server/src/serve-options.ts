@@ -16,9 +16,9 @@ const choice = <A extends string>(
     ? [`${variable[0]}=${variable[1]}`, variable[1]]
     : [undefined, undefined]
   if (source === undefined) return undefined
-  if (!(allowed as ReadonlyArray<string>).includes(value!))
-    throw new UsageError(`${source}: one of ${allowed.join(", ")}`)
-  return value as A
+  const chosen = allowed.find((candidate) => candidate === value)
+  if (chosen === undefined) throw new UsageError(`${source}: one of ${allowed.join(", ")}`)
+  return chosen
 }
 
 /**

@@ -151,6 +151,12 @@ const listen = (server: Server, port: number, host: string) =>
 
 const isWildcard = (address: string) => address === "0.0.0.0" || address === "::"
 
+/** A listening TCP server's address (`server.address()` is a string only for a pipe, null before listening). */
+const boundAddress = (address: AddressInfo | string | null): AddressInfo => {
+  if (address === null || typeof address === "string") throw new Error(`not listening on a TCP port: ${address}`)
+  return address
+}
+
 /**
  * Serves an svc instance over node:http. Builds everything first (database, migrations, routes,
  * the request listener), then binds the port: once it accepts, every request is answered.
@@ -212,7 +218,7 @@ export const startServer = async (options: SvcOptions, start: StartOptions = {})
     await shutdownApp().catch(() => undefined)
     throw new Error(listenFailure(error, host, port), { cause: error })
   }
-  const address = server.address() as AddressInfo
+  const address = boundAddress(server.address())
   const boundHost = address.family === "IPv6" ? `[${address.address}]` : address.address
   const reachableHost = !isWildcard(address.address) ? boundHost : address.family === "IPv6" ? "[::1]" : "127.0.0.1"
   let closing: Promise<void> | undefined

@@ -1,5 +1,5 @@
 import type { SvcOptions } from "@svc/backend"
-import { Cause, Runtime } from "effect"
+import { Cause, Predicate, Runtime } from "effect"
 import { resolve } from "node:path"
 
 /** The error behind Effect's wrappers (a FiberFailure, a Cause). */
@@ -45,7 +45,7 @@ export const describeDatabaseLocation = (database: SvcOptions["database"]): stri
 /** The driver's own reason: its message, and its code when the message does not already say it. */
 const driverReason = (cause: unknown): string => {
   if (typeof cause !== "object" || cause === null) return String(cause)
-  const { code, errors, message } = cause as { code?: unknown; errors?: unknown; message?: unknown }
+  const [code, errors, message] = [propertyOf(cause, "code"), propertyOf(cause, "errors"), propertyOf(cause, "message")]
   // Connecting to `localhost` tries each address; Node reports them together.
   if (Array.isArray(errors) && errors.length > 0 && (message === undefined || message === "")) {
     return [...new Set(errors.map(driverReason))].join("; ")
@@ -68,7 +68,11 @@ const withoutPassword = (text: string, database: SvcOptions["database"]): string
   return [password, decodeURIComponent(password)].reduce((t, secret) => t.split(secret).join("***"), text)
 }
 
-const tagOf = (error: unknown) => (error as { _tag?: unknown } | null)?._tag
+/** `value[key]` of a value of unknown shape (a driver's error): `undefined` when it has no such property. */
+const propertyOf = (value: unknown, key: PropertyKey): unknown =>
+  Predicate.hasProperty(value, key) ? value[key] : undefined
+
+const tagOf = (error: unknown) => propertyOf(error, "_tag")
 
 /**
  * One line for a failure to build the app: what failed and where (the database by host, port and
@@ -81,7 +85,7 @@ export const describeStartupFailure = (error: unknown, options: SvcOptions): str
   const message = failure instanceof Error ? failure.message : String(failure)
   let line: string
   if (tagOf(failure) === "SqlError") {
-    const reason = driverReason((failure as { cause?: unknown }).cause ?? failure)
+    const reason = driverReason(propertyOf(failure, "cause") ?? failure)
     line = /failed to connect/i.test(message)
       ? `cannot connect to ${where}: ${reason}`
       : `database failure on ${where}: ${reason}`
@@ -104,7 +108,7 @@ export const describeStartupFailure = (error: unknown, options: SvcOptions): str
 
 /** One line for a port that cannot be bound. */
 export const listenFailure = (error: unknown, host: string, port: number): string => {
-  const code = (error as { code?: unknown } | null)?.code
+  const code = propertyOf(error, "code")
   if (code === "EADDRINUSE") return `cannot listen on ${host}:${port}: the port is already in use`
   if (code === "EACCES") return `cannot listen on ${host}:${port}: permission denied`
   if (code === "EADDRNOTAVAIL") return `cannot listen on ${host}:${port}: no such address on this machine`

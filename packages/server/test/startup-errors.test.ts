@@ -85,6 +85,20 @@ describe("svc serve: configuration mistakes are named where they are", () => {
     expect(stderr).toContain(`svc: cannot load the config file ${join(cwd, "svc.config.json")}:3:23:`)
   })
 
+  it("a JSON config that is not an object (null, a number) says so, SVC_DATABASE_URL set or not", async () => {
+    for (const text of ["null\n", "42\n"]) {
+      for (const env of [{}, { SVC_DATABASE_URL: "./other.db" }]) {
+        const { cwd, stderr } = await failingServe(text, env)
+        expect(stderr).toBe(`svc: ${join(cwd, "svc.config.json")} must hold the options object (a JSON object)\n`)
+      }
+    }
+  })
+
+  it("a module config whose default export is not an object says so", async () => {
+    const { cwd, stderr } = await failingServe("export default null\n", {}, "svc.config.mjs")
+    expect(stderr).toBe(`svc: ${join(cwd, "svc.config.mjs")} must export the options object as its default export\n`)
+  })
+
   it("a TypeScript syntax error gives the file, line and column", async () => {
     const { cwd, stderr } = await failingServe(
       `export default {\n  database: { dialect: "sqlite" as const, url: ":memory:" }\n  version: "1"\n}\n`,

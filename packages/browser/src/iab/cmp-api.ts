@@ -5,16 +5,16 @@ import type { ConsentState, Gvl, InitResponse } from "../runtime/types.js"
 import { encodeTcString } from "./tc-string.js"
 import { tcModel } from "./purposes.js"
 import { addLocatorFrame } from "./locator-frame.js"
+import { type Callback, frameCall, isCallback } from "./frame-calls.js"
 
-type Callback = (data: unknown, success: boolean) => void
 type EventStatus = "tcloaded" | "cmpuishown" | "useractioncomplete"
 
 export const CMP_API_VERSION = "2.2"
 
+const hasGvl = (init: InitResponse): init is InitResponse & { gvl: Gvl } => init.gvl !== undefined
+
 const iabInit = (init: InitResponse | null): (InitResponse & { gvl: Gvl }) | undefined =>
-  isMatched(init) && init.policy.model === "iab" && init.gvl !== undefined
-    ? (init as InitResponse & { gvl: Gvl })
-    : undefined
+  isMatched(init) && init.policy.model === "iab" && hasGvl(init) ? init : undefined
 
 const idMap = (ids: ReadonlyArray<number>, all: ReadonlyArray<number>): Record<string, boolean> => {
   const out: Record<string, boolean> = {}
@@ -88,8 +88,8 @@ export const cmpApi = (): Extension => {
   }
 
   const handle = (command: unknown, version: unknown, callback: unknown, parameter?: unknown): void => {
-    if (typeof callback !== "function") return
-    const cb = callback as Callback
+    if (!isCallback(callback)) return
+    const cb = callback
     if (version !== undefined && version !== null && Number(version) < 2) return cb(false, false)
     switch (command) {
       case "ping": {
@@ -154,25 +154,14 @@ export const cmpApi = (): Extension => {
     for (const args of queued) handle(args[0], args[1], args[2], args[3])
     // Frames call through postMessage; the locator frame tells them a CMP is here.
     window.addEventListener("message", (event) => {
-      let data = event.data as unknown
-      if (typeof data === "string") {
-        try {
-          data = JSON.parse(data)
-        } catch {
-          return
-        }
-      }
-      const call =
-        (data as { __tcfapiCall?: { command: string; version: number; parameter?: unknown; callId: unknown } })
-          ?.__tcfapiCall
-      if (!call || !event.source) return
+      const frame = frameCall(event, "__tcfapiCall")
+      if (frame === undefined) return
+      const { call, reply } = frame
       handle(
         call.command,
         call.version,
-        (returnValue: unknown, success: boolean) => {
-          const msg = { __tcfapiReturn: { returnValue, success, callId: call.callId } }
-          ;(event.source as Window).postMessage(typeof event.data === "string" ? JSON.stringify(msg) : msg, "*")
-        },
+        (returnValue: unknown, success: boolean) =>
+          reply({ __tcfapiReturn: { returnValue, success, callId: call.callId } }),
         call.parameter
       )
     })

@@ -4,8 +4,8 @@ import type { Extension, RuntimeContext } from "../runtime/runtime.js"
 import { isMatched } from "../runtime/policy.js"
 import { encodeUsnat, usnatFields, USNAT_ID, type UsnatFields } from "./usnat.js"
 import { addLocatorFrame } from "./locator-frame.js"
-
-type Callback = (data: unknown, success: boolean) => void
+import { type Callback, frameCall, isCallback } from "./frame-calls.js"
+import { isList, propertyOf } from "../runtime/guards.js"
 
 /** A GPP string that lists no section. */
 const EMPTY_GPP = "DBAA"
@@ -50,8 +50,8 @@ export const gppApi = (): Extension => {
   const section = (name: unknown) => (name === "usnat" && loaded ? usnatOf(ctx) : undefined)
 
   const handle = (command: unknown, callback: unknown, parameter?: unknown): unknown => {
-    if (typeof callback !== "function") return undefined
-    const cb = callback as Callback
+    if (!isCallback(callback)) return undefined
+    const cb = callback
     switch (command) {
       case "ping":
         return cb(pingData(), true)
@@ -71,8 +71,8 @@ export const gppApi = (): Extension => {
         return cb(section(parameter) ?? null, true)
       case "getField": {
         const [name, field] = String(parameter).split(".")
-        const fields = section(name) as Record<string, unknown> | undefined
-        return cb(fields !== undefined && field !== undefined && field in fields ? fields[field] : null, true)
+        const value = field === undefined ? undefined : propertyOf(section(name), field)
+        return cb(value === undefined ? null : value, true)
       }
       default:
         return cb(null, false)
@@ -86,37 +86,33 @@ export const gppApi = (): Extension => {
   const install = (): void => {
     const w = window
     // The IAB stub answers `__gpp()` with its queued calls; listeners it registered are in `__gpp('events')`.
-    let queued: Array<Array<unknown>> = []
-    let events: Array<{ id: number; callback: Callback }> = []
+    let queued: unknown
+    let events: unknown
     try {
-      queued = (w.__gpp?.() as typeof queued | undefined) ?? []
-      events = (w.__gpp?.("events") as typeof events | undefined) ?? []
+      queued = w.__gpp?.()
+      events = w.__gpp?.("events")
     } catch {
       // not the IAB stub: nothing queued
     }
     w.__gpp = handle
-    for (const e of events) {
-      if (typeof e?.callback !== "function") continue
-      listeners.set(e.id, e.callback)
-      nextListenerId = Math.max(nextListenerId, e.id + 1)
+    for (const e of isList(events) ? events : []) {
+      const [id, callback] = [propertyOf(e, "id"), propertyOf(e, "callback")]
+      if (typeof id !== "number" || !isCallback(callback)) continue
+      listeners.set(id, callback)
+      nextListenerId = Math.max(nextListenerId, id + 1)
     }
-    for (const args of Array.isArray(queued) ? queued : []) handle(args[0], args[1], args[2])
+    for (const args of isList(queued) ? queued : []) if (isList(args)) handle(args[0], args[1], args[2])
     // Frames call through postMessage; the locator frame tells them a CMP is here.
     window.addEventListener("message", (message) => {
-      let data = message.data as unknown
-      if (typeof data === "string") {
-        try {
-          data = JSON.parse(data)
-        } catch {
-          return
-        }
-      }
-      const call = (data as { __gppCall?: { command: string; parameter?: unknown; callId: unknown } })?.__gppCall
-      if (!call || !message.source) return
-      handle(call.command, (returnValue: unknown, success: boolean) => {
-        const reply = { __gppReturn: { returnValue, success, callId: call.callId } }
-        ;(message.source as Window).postMessage(typeof message.data === "string" ? JSON.stringify(reply) : reply, "*")
-      }, call.parameter)
+      const frame = frameCall(message, "__gppCall")
+      if (frame === undefined) return
+      const { call, reply } = frame
+      handle(
+        call.command,
+        (returnValue: unknown, success: boolean) =>
+          reply({ __gppReturn: { returnValue, success, callId: call.callId } }),
+        call.parameter
+      )
     })
     addLocatorFrame("__gppLocator")
   }

@@ -1,5 +1,6 @@
 // The IAB additions to the UI: banner text naming the partner count, purposes per category,
 // and a vendor list with one consent switch per vendor.
+import { propertyOf } from "../runtime/guards.js"
 import type { RuntimeContext } from "../runtime/runtime.js"
 import type { Category, Gvl, GvlVendor } from "../runtime/types.js"
 import { h } from "../ui/dom.js"
@@ -18,8 +19,8 @@ const activeVendors = (gvl: Gvl): Array<GvlVendor> =>
     .sort((a, b) => a.name.localeCompare(b.name))
 
 const purposeName = (gvl: Gvl, id: number): string => {
-  const p = gvl.purposes[String(id)] as { name?: string } | undefined
-  return p?.name ?? `Purpose ${id}`
+  const name = propertyOf(gvl.purposes[String(id)], "name")
+  return typeof name === "string" ? name : `Purpose ${id}`
 }
 
 const policyUrl = (v: GvlVendor): string | undefined => {
@@ -37,7 +38,7 @@ const vendorSection = (ctx: RuntimeContext, t: Translate, gvl: Gvl): DialogSecti
       id: `svc-vendor-${id}`,
       "data-vendor": id,
       checked: state.status === "given" && state.vendors[id] === true
-    }) as HTMLInputElement
+    })
     boxes.push([id, input])
     const url = policyUrl(v)
     const purposes = (v.purposes ?? []).map((p) => purposeName(gvl, p)).join(", ")

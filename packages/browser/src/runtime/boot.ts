@@ -24,9 +24,8 @@ export const boot = (extensions: ReadonlyArray<Extension>): SvcApi | undefined =
   const configs = queued.filter((c): c is [string, unknown] => Array.isArray(c) && c[0] === "config").map((c) => c[1])
   const embedded = w.__SVC_EMBEDDED__
   const config = mergeConfig(embedded?.config, w.svcConfig, ...configs)
-  const script = document.currentScript as HTMLScriptElement | null
-  const backendURL = resolveBackendURL(config, embedded, script?.src)
-  const nav = navigator as Navigator & { globalPrivacyControl?: boolean }
+  const script = document.currentScript
+  const backendURL = resolveBackendURL(config, embedded, script instanceof HTMLScriptElement ? script.src : undefined)
   const { api, start } = createRuntime(
     {
       store: pageStore(),
@@ -35,7 +34,7 @@ export const boot = (extensions: ReadonlyArray<Extension>): SvcApi | undefined =
       now: () => Date.now(),
       random: (bytes) => crypto.getRandomValues(bytes),
       domain: location.hostname,
-      gpc: nav.globalPrivacyControl === true,
+      gpc: navigator.globalPrivacyControl === true,
       setCookie: (value, maxAge) => {
         const secure = location.protocol === "https:" ? "; Secure" : ""
         document.cookie = value === undefined

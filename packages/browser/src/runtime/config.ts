@@ -70,6 +70,7 @@ export const mergeConfig = (...sources: ReadonlyArray<unknown>): SvcConfig => {
       out[key] = isObject(value) && isObject(prev) ? mergeConfig(prev, value) : value
     }
   }
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the page's own settings: typed for page authors by SvcConfig, not checked field by field at run time (the bundle's size budget)
   return out as SvcConfig
 }
 

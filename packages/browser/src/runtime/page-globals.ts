@@ -3,6 +3,10 @@ import type { Embedded } from "./config.js"
 import type { SvcApi } from "./runtime.js"
 
 declare global {
+  interface Navigator {
+    /** The Global Privacy Control signal (absent in browsers that do not send it). */
+    readonly globalPrivacyControl?: boolean
+  }
   interface Window {
     /** The defaults the script route embeds in the bundle it serves. */
     __SVC_EMBEDDED__?: Embedded

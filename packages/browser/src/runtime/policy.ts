@@ -1,6 +1,5 @@
 // What a resolved policy means for this visitor: defaults, GPC denials, whether to ask.
 import {
-  CATEGORIES,
   type Category,
   type ConsentState,
   type InitResponse,
@@ -12,11 +11,13 @@ import {
 
 export const DAY_MS = 86_400_000
 
-export const preferencesOf = (value: (category: Category) => boolean): Preferences => {
-  const out = { necessary: true } as Preferences
-  for (const category of CATEGORIES) out[category] = value(category)
-  return out
-}
+export const preferencesOf = (value: (category: Category) => boolean): Preferences => ({
+  necessary: true,
+  measurement: value("measurement"),
+  marketing: value("marketing"),
+  functionality: value("functionality"),
+  experience: value("experience")
+})
 
 /** The parts of a rule its defaults and GPC denials follow from (a consent-mode rule has them too). */
 export type RuleDefaults = Pick<PolicyPack, "model" | "categories" | "gpcDenies">

@@ -1,20 +1,14 @@
 // Saves are written here before they are sent and removed once the backend answered for good,
 // so a save survives a network failure, a 5xx/408/429 and a navigation in mid-flight. Each entry
 // is replayed as it was first built: same `givenAt`, same policy snapshot token.
+import { isList } from "./guards.js"
 import { KEYS, readJson, writeJson, type KeyValueStore } from "./storage.js"
 import type { SaveBody } from "./save-request.js"
+import { isQueuedSave, type QueuedSave } from "./stored.js"
 import { sendJson, type Delivery, type Fetch } from "./transport.js"
 
 export const REPLAY_WINDOW_MS = 7 * 86_400_000
 const MAX_ENTRIES = 50
-
-export interface QueuedSave {
-  key: string
-  url: string
-  body: SaveBody
-  queuedAt: number
-  attempts: number
-}
 
 export interface ReplayQueue {
   /** Writes the save to the queue, sends it, and keeps it only if it should be retried. */
@@ -31,10 +25,8 @@ export const createReplayQueue = (
   onDelivered: (entry: QueuedSave, delivery: Delivery) => void = () => {}
 ): ReplayQueue => {
   const inFlight = new Set<string>()
-  const read = (): Array<QueuedSave> => {
-    const value = readJson<Array<QueuedSave>>(store, KEYS.queue)
-    return Array.isArray(value) ? value : []
-  }
+  // A foreign value under the key reads as an empty queue, a foreign entry as none.
+  const read = (): Array<QueuedSave> => (readJson(store, KEYS.queue, isList) ?? []).filter(isQueuedSave)
   const write = (entries: Array<QueuedSave>): void =>
     writeJson(store, KEYS.queue, entries.length > 0 ? entries : undefined)
   const update = (key: string, change: (entry: QueuedSave) => QueuedSave | undefined): void => {

@@ -11,19 +11,22 @@ import {
   shouldPrompt,
   validityMs
 } from "./policy.js"
-import { createReplayQueue, type QueuedSave } from "./replay-queue.js"
+import { isList, isString, propertyOf } from "./guards.js"
+import { createReplayQueue } from "./replay-queue.js"
 import { KEYS, readJson, writeJson, type KeyValueStore } from "./storage.js"
+import { isPendingIdentity, isStoredConsent, type QueuedSave } from "./stored.js"
 import { sendJson, type Delivery, type Fetch } from "./transport.js"
 import { buildSaveBody } from "./save-request.js"
-import type {
-  Action,
-  Category,
-  Choices,
-  ConsentState,
-  InitResponse,
-  SaveOptions,
-  SaveOutcome,
-  StoredConsent
+import {
+  type Action,
+  CATEGORIES,
+  type Category,
+  type Choices,
+  type ConsentState,
+  type InitResponse,
+  type SaveOptions,
+  type SaveOutcome,
+  type StoredConsent
 } from "./types.js"
 
 export interface RuntimeEnv {
@@ -119,7 +122,7 @@ export const createRuntime = (
   const listeners = new Set<Listener>()
   let init: InitResponse | null = null
   const localGpc = config.gpc ?? env.gpc
-  let stored = readJson<StoredConsent>(env.store, KEYS.consent)
+  let stored = readJson(env.store, KEYS.consent, isStoredConsent)
   let state = deriveState(null, stored, localGpc, env.now())
   let shownAt: number | undefined
   let dismissedHere = false
@@ -166,14 +169,16 @@ export const createRuntime = (
         if (!v.deletedDate) add({ id: String(v.id), name: v.name, category: null })
       }
     }
+    // A page's vendor names its category as text: one the runtime does not know is left out, as no
+    // category's choice could cover it.
     for (const v of [...(init?.vendors ?? []), ...(config.vendors ?? [])]) {
-      add({ id: v.id, name: v.name, category: v.category as KnownVendor["category"] })
+      const category = v.category === "necessary" ? v.category : CATEGORIES.find((c) => c === v.category)
+      if (category !== undefined) add({ id: v.id, name: v.name, category })
     }
     return out
   }
 
-  const pendingIdentity = () =>
-    readJson<{ externalId: string; identityProvider?: string; identityToken?: string }>(env.store, KEYS.identity)
+  const pendingIdentity = () => readJson(env.store, KEYS.identity, isPendingIdentity)
 
   const identify: SvcApi["identify"] = async (externalId, options = {}) => {
     const body = {
@@ -185,7 +190,7 @@ export const createRuntime = (
     const d = await sendJson(env.fetch, "PATCH", `${backendURL}/subjects/${encodeURIComponent(id)}`, body)
     if (d.kind === "stored") {
       writeJson(env.store, KEYS.identity, undefined)
-      return { ok: true, status: d.status, subject: (d.body as { subject?: unknown } | undefined)?.subject }
+      return { ok: true, status: d.status, subject: propertyOf(d.body, "subject") }
     }
     if (d.kind === "retry" || d.status === 404) {
       writeJson(env.store, KEYS.identity, body)
@@ -335,7 +340,7 @@ export const createRuntime = (
       else if (Array.isArray(command) && typeof command[0] === "string" && command[0] !== "config") {
         const fn = api[command[0]]
         if (typeof fn === "function") {
-          const result = (fn as (...args: Array<unknown>) => unknown)(...command.slice(1))
+          const result: unknown = fn(...command.slice(1))
           if (result instanceof Promise) result.catch(() => {})
         }
       }
@@ -384,7 +389,9 @@ export const createRuntime = (
       })
       const response = await env.fetch(url, { credentials: "omit" })
       if (!response.ok) throw new Error(`init answered ${response.status}`)
-      init = (await response.json()) as InitResponse
+      const answer: unknown = await response.json()
+      if (!isInitResponse(answer)) throw new Error("init answered an unknown shape")
+      init = answer
     } catch {
       init = { policyResolution: { status: "failed", reason: "network" }, policy: null }
     }
@@ -395,6 +402,14 @@ export const createRuntime = (
 
   return { api, ctx, start }
 }
+
+/**
+ * `/init`'s answer as far as the runtime relies on it: a resolution with its status, and a policy
+ * (a rule) or `null`; other fields are read with defaults. Anything else counts as no answer.
+ */
+const isInitResponse = (value: unknown): value is InitResponse =>
+  isString(propertyOf(propertyOf(value, "policyResolution"), "status")) &&
+  (propertyOf(value, "policy") === null || isList(propertyOf(propertyOf(value, "policy"), "categories")))
 
 const COOKIE_CODES: Record<Category, string> = {
   measurement: "ms",
@@ -411,12 +426,12 @@ export const consentCookie = (stored: StoredConsent): string =>
   [
     "1",
     stored.fingerprint ?? "",
-    ...(Object.keys(COOKIE_CODES) as Array<Category>).map((c) => COOKIE_CODES[c] + (stored.preferences[c] ? "1" : "0")),
+    ...CATEGORIES.map((c) => COOKIE_CODES[c] + (stored.preferences[c] ? "1" : "0")),
     String(Math.floor(stored.givenAt / 1000))
   ].join(".")
 
 const stripNull = <T extends object>(value: T): Partial<T> => {
   const out: Partial<T> = {}
-  for (const key of Object.keys(value) as Array<keyof T>) if (value[key] != null) out[key] = value[key]
+  for (const key in value) if (value[key] != null) out[key] = value[key]
   return out
 }

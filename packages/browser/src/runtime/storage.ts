@@ -28,10 +28,15 @@ export const pageStore = (): KeyValueStore => {
   }
 }
 
-export const readJson = <T>(store: KeyValueStore, key: string): T | undefined => {
+/**
+ * The JSON under `key` when `is` accepts it, else `undefined`: the page's storage is shared with
+ * its other scripts, so the key may hold `null`, an older shape or someone else's value.
+ */
+export const readJson = <T>(store: KeyValueStore, key: string, is: (value: unknown) => value is T): T | undefined => {
   try {
     const raw = store.getItem(key)
-    return raw === null ? undefined : (JSON.parse(raw) as T)
+    const value: unknown = raw === null ? undefined : JSON.parse(raw)
+    return is(value) ? value : undefined
   } catch {
     return undefined
   }

@@ -1,4 +1,5 @@
 // HTTP calls to the backend, classified the way the replay queue needs them.
+import { propertyOf } from "./guards.js"
 
 export type Fetch = (input: string, init?: RequestInit) => Promise<Response>
 
@@ -36,7 +37,7 @@ export const sendJson = async (fetchFn: Fetch, method: string, url: string, body
   const parsed = await readBody(response)
   if (response.ok) return { kind: "stored", status: response.status, body: parsed }
   if (isRetryable(response.status)) return { kind: "retry", status: response.status }
-  const code = (parsed as { cause?: { code?: unknown } } | undefined)?.cause?.code
+  const code = propertyOf(propertyOf(parsed, "cause"), "code")
   return typeof code === "string"
     ? { kind: "refused", status: response.status, code, body: parsed }
     : { kind: "refused", status: response.status, body: parsed }

@@ -21,6 +21,8 @@ export const CATEGORIES: ReadonlyArray<Category> = ["measurement", "marketing", 
 export type Model = PolicyModel
 /** What a visitor can do; `unknown` is the backend's word for a save that named none. */
 export type Action = Exclude<ConsentAction, "unknown">
+/** Every action, for checking a stored one (`wire-contract.test.ts` checks it against the contract). */
+export const ACTIONS: ReadonlyArray<Action> = ["accept_all", "reject_all", "custom", "opt_out"]
 export type Surface = ConsentSurface
 
 export type Preferences = { necessary: true } & Record<Category, boolean>

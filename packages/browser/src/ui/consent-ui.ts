@@ -3,7 +3,7 @@ import type { Extension, RuntimeContext } from "../runtime/runtime.js"
 import type { Action, Category, Choices, Surface } from "../runtime/types.js"
 import { renderBanner } from "./banner.js"
 import { h } from "./dom.js"
-import { activeElement, focusables, trapFocus } from "./focus-trap.js"
+import { activeElement, focusables, refocus, trapFocus } from "./focus-trap.js"
 import { renderDialog, type DialogSection } from "./preferences-dialog.js"
 import { translatorFor, type Translate } from "./strings.js"
 import { CSS } from "./styles.js"
@@ -123,9 +123,9 @@ export const consentUi = (addons: UiAddons = {}): Extension => {
   })
 
   const restoreFocus = (): void => {
-    const target = returnFocus as HTMLElement | null
+    const target = returnFocus
     returnFocus = null
-    if (target && target.isConnected && typeof target.focus === "function") target.focus()
+    refocus(target)
   }
 
   const openDialog = (surface: Surface): void => {
@@ -153,7 +153,8 @@ export const consentUi = (addons: UiAddons = {}): Extension => {
       ;(items.find((el) => el.tagName === "INPUT") ?? items[0])?.focus()
       // Focus that leaves the dialog (a click on the page, a screen reader jump) is brought back.
       guard = (event) => {
-        const host = root?.getRootNode() instanceof ShadowRoot ? (root.getRootNode() as ShadowRoot).host : null
+        const rootNode = root?.getRootNode()
+        const host = rootNode instanceof ShadowRoot ? rootNode.host : null
         if (overlay && event.target !== host) focusables(dialog)[0]?.focus()
       }
       document.addEventListener("focusin", guard)
@@ -174,7 +175,7 @@ export const consentUi = (addons: UiAddons = {}): Extension => {
     if (!dismissed) return
     if (banner) {
       banner.hidden = false
-      ;(bannerOpener as HTMLElement | null)?.focus?.()
+      refocus(bannerOpener)
     } else {
       if (ctx.state().status === "pending") ctx.dismiss()
       restoreFocus()

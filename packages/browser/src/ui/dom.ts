@@ -3,11 +3,11 @@
 type Attr = string | number | boolean | undefined | null | ((event: Event) => void)
 type Child = Node | string | null | undefined | false
 
-export const h = (
-  tag: string,
+export const h = <K extends keyof HTMLElementTagNameMap>(
+  tag: K,
   attrs: Record<string, Attr> = {},
   ...children: ReadonlyArray<Child | ReadonlyArray<Child>>
-): HTMLElement => {
+): HTMLElementTagNameMap[K] => {
   const el = document.createElement(tag)
   for (const name of Object.keys(attrs)) {
     const value = attrs[name]

@@ -15,6 +15,11 @@ export const activeElement = (): Element | null => {
   return el
 }
 
+/** Gives focus back to an element that had it (an HTML or SVG element still in the page). */
+export const refocus = (el: Element | null): void => {
+  if ((el instanceof HTMLElement || el instanceof SVGElement) && el.isConnected) el.focus()
+}
+
 export const trapFocus = (dialog: HTMLElement, onEscape: () => void): void => {
   dialog.addEventListener("keydown", (event) => {
     if (event.key === "Escape") {

@@ -49,7 +49,7 @@ export const renderDialog = (
       checked: !locked && checkedAtStart(c),
       disabled: locked,
       "aria-describedby": `svc-cat-${c}-desc`
-    }) as HTMLInputElement
+    })
     boxes.set(c, input)
     const vendors = vendorsOf(c)
     const note = categoryNote(c)

@@ -1,5 +1,6 @@
 // English texts shipped in the bundle; /init `translations` and page config override them by key.
 import type { SvcConfig } from "../runtime/config.js"
+import { isRecord } from "../runtime/guards.js"
 import type { InitResponse, Translations } from "../runtime/types.js"
 
 export const ENGLISH: Record<string, string> = {
@@ -47,13 +48,13 @@ export const ENGLISH: Record<string, string> = {
 export type Translate = (key: string, vars?: Record<string, string | number>) => string
 
 const lookup = (table: unknown, key: string): string | undefined => {
-  if (typeof table !== "object" || table === null) return undefined
-  const flat = (table as Record<string, unknown>)[key]
+  if (!isRecord(table)) return undefined
+  const flat = table[key]
   if (typeof flat === "string") return flat
   let node: unknown = table
   for (const part of key.split(".")) {
-    if (typeof node !== "object" || node === null) return undefined
-    node = (node as Record<string, unknown>)[part]
+    if (!isRecord(node)) return undefined
+    node = node[part]
   }
   return typeof node === "string" ? node : undefined
 }

@@ -1,8 +1,9 @@
-import { ErrorStatus, StandardConsentRecord } from "@svc/schema"
+import { StandardConsentRecord } from "@svc/schema"
 import { Either, Schema } from "effect"
 import { resolveCall, type SvcCallOptions } from "../call-options.js"
 import { versionHeaders } from "../effect-client.js"
-import { SvcError, type SvcIssue } from "../errors.js"
+import type { SvcIssue } from "../errors.js"
+import { makeError, unexpectedResponse } from "../failures.js"
 import type { SvcFailure, SvcResult } from "../result.js"
 import { failure, invalidInput, missingApiKey, type Runtime } from "../runner.js"
 import { checkPart, endpointOf, objectIssue } from "../validate.js"
@@ -81,6 +82,7 @@ export type ConsentExportCode =
   | "UNEXPECTED_RESPONSE"
   | "INVALID_REQUEST"
   | "UNAUTHORIZED"
+  | "RATE_LIMITED"
   | "PAYLOAD_TOO_LARGE"
   | "UNSUPPORTED_MEDIA_TYPE"
   | "DATABASE_ERROR"
@@ -115,12 +117,36 @@ export type ConsentExportMethod = (
 
 const endpoint = endpointOf("records", "exportConsents")
 const decodeRecord = Schema.decodeUnknownEither(StandardConsentRecord)
-const backendCodes: ReadonlySet<string> = new Set(Object.keys(ErrorStatus))
+/** The backend codes the route documents (`export-codes.test.ts` checks them against the contract). */
+export const exportBackendCodes = [
+  "INVALID_REQUEST",
+  "UNAUTHORIZED",
+  "RATE_LIMITED",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "DATABASE_ERROR",
+  "INTERNAL_ERROR"
+] as const satisfies ReadonlyArray<ConsentExportCode>
+const documented: ReadonlySet<string> = new Set(exportBackendCodes)
 
-const fail = (code: ConsentExportCode, message: string, extra: { status?: number; requestId?: string } = {}) =>
-  failure(new SvcError({ code, message, status: extra.status, requestId: extra.requestId })) as SvcFailure<
-    ConsentExportCode
-  >
+const fail = (
+  code: ConsentExportCode,
+  message: string,
+  extra: { status?: number; requestId?: string; serverCode?: string | undefined } = {}
+): SvcFailure<ConsentExportCode> => failure(makeError({ code, message, ...extra }))
+
+/**
+ * A refused or undocumented answer, read as every other method reads one: a code the route
+ * documents keeps its code; any other (a backend code this route does not document, an HTML
+ * page) is `UNEXPECTED_RESPONSE`, the backend's own code kept in `serverCode`.
+ */
+const refused = (status: number, headers: Readonly<Record<string, string>>, body: Uint8Array, requestId: string) => {
+  const error = unexpectedResponse({ requestId, documented }, { status, headers, body })
+  const code = exportBackendCodes.find((known) => known === error.code) ?? "UNEXPECTED_RESPONSE"
+  return fail(code, error.message, { status, requestId, serverCode: error.serverCode })
+}
+
+const messageOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 
 const isoOf = (value: unknown, path: string, issues: Array<SvcIssue>): string | undefined => {
   if (value instanceof Date && Number.isFinite(value.getTime())) return value.toISOString()
@@ -135,11 +161,11 @@ async function* exportRecords(
   options: SvcCallOptions | undefined
 ): AsyncGenerator<SvcResult<ExportedConsentRecord, ConsentExportCode>> {
   const apiKey = runtime.options.apiKey
-  if (apiKey === undefined) return yield missingApiKey("consents.export") as SvcFailure<ConsentExportCode>
+  if (apiKey === undefined) return yield missingApiKey("consents.export")
   const call = resolveCall(options, runtime.options)
-  if ("issues" in call) return yield invalidInput(call.issues) as SvcFailure<ConsentExportCode>
+  if ("issues" in call) return yield invalidInput(call.issues)
   const shape = objectIssue(input, [], "from and to")
-  if (shape.length > 0) return yield invalidInput(shape) as SvcFailure<ConsentExportCode>
+  if (shape.length > 0) return yield invalidInput(shape)
   const issues: Array<SvcIssue> = []
   const params: Record<string, string> = { format: "ndjson" }
   const from = isoOf(input.from, "from", issues)
@@ -153,7 +179,7 @@ async function* exportRecords(
   // The contract's schema checks the value as the caller gives it (a boolean); the URL carries its text.
   issues.push(...checkPart(endpoint.urlParamsSchema, { ...params, proofs: input.proofs }))
   if (input.proofs !== undefined) params.proofs = String(input.proofs)
-  if (issues.length > 0) return yield invalidInput(issues) as SvcFailure<ConsentExportCode>
+  if (issues.length > 0) return yield invalidInput(issues)
 
   const { requestId } = call.call
   const url = new URL(`${runtime.options.baseUrl}/consents/export?${new URLSearchParams(params).toString()}`)
@@ -183,25 +209,15 @@ async function* exportRecords(
     } catch (cause) {
       if (timedOut) return yield fail("TIMEOUT", `No response within ${call.call.timeoutMs} ms`, { requestId })
       if (outer?.aborted === true) return yield fail("ABORTED", "The export was aborted", { requestId })
-      return yield fail("NETWORK_ERROR", `Network error: ${String((cause as Error)?.message ?? cause)}`, { requestId })
+      return yield fail("NETWORK_ERROR", `Network error: ${messageOf(cause)}`, { requestId })
     } finally {
       clearTimeout(timer)
     }
     const status = response.status
     const headers = Object.fromEntries(response.headers)
     if (status !== 200 || response.body === null) {
-      const text = await response.text().catch(() => "")
-      let code: string | undefined
-      let message = `HTTP ${status}`
-      try {
-        const body = JSON.parse(text) as { message?: unknown; cause?: { code?: unknown } }
-        if (typeof body.cause?.code === "string") code = body.cause.code
-        if (typeof body.message === "string") message = body.message
-      } catch {
-        // not JSON: reported as an unexpected response below
-      }
-      const known = code !== undefined && backendCodes.has(code) ? code as ConsentExportCode : "UNEXPECTED_RESPONSE"
-      return yield fail(known, message, { status, requestId })
+      const body = await response.arrayBuffer().then((buffer) => new Uint8Array(buffer), () => new Uint8Array())
+      return yield refused(status, headers, body, requestId)
     }
     const decoder = new TextDecoder()
     let buffered = ""
@@ -215,7 +231,7 @@ async function* exportRecords(
       }
       const decoded = decodeRecord(parsed)
       return Either.isRight(decoded)
-        ? { ok: true, data: decoded.right as ExportedConsentRecord, status, requestId, headers }
+        ? { ok: true, data: decoded.right, status, requestId, headers }
         : fail("UNEXPECTED_RESPONSE", "An export line is not a StandardConsentRecord", { status, requestId })
     }
     while (true) {
@@ -224,7 +240,7 @@ async function* exportRecords(
         chunk = await reader.read()
       } catch (cause) {
         const code: ConsentExportCode = outer?.aborted === true ? "ABORTED" : "NETWORK_ERROR"
-        return yield fail(code, `The export stream broke off: ${String((cause as Error)?.message ?? cause)}`, {
+        return yield fail(code, `The export stream broke off: ${messageOf(cause)}`, {
           status,
           requestId
         })

@@ -1,7 +1,7 @@
 import type { SvcCallOptions } from "../call-options.js"
 import type { SvcApiClient } from "../effect-client.js"
 import type { SvcResult } from "../result.js"
-import type { Runtime } from "../runner.js"
+import { operation, type Runtime } from "../runner.js"
 import { checkPart, checkTypeList, endpointOf, objectIssue } from "../validate.js"
 import { callMethod, type KeyCodesOf } from "./define.js"
 import { callOf } from "../transport.js"
@@ -100,6 +100,13 @@ export type ConsentCheckMethod = <const T extends string>(
 
 const check = endpointOf("consents", "check")
 
+/** Whether the answer has an entry for every requested type: then it is keyed by them. */
+const hasEntryFor = <T extends string, R>(
+  results: Readonly<Record<string, R>>,
+  types: ReadonlyArray<T>
+): results is Readonly<Record<string, R>> & { readonly [K in T]: R } =>
+  types.every((type) => Object.hasOwn(results, type))
+
 export const consentMethods = (runtime: Runtime): { readonly check: ConsentCheckMethod } => ({
   check: <const T extends string>(input: ConsentCheckInput<T>, options?: SvcCallOptions) =>
     callMethod<ConsentCheckData<T>, ConsentCheckCode>(
@@ -117,18 +124,14 @@ export const consentMethods = (runtime: Runtime): { readonly check: ConsentCheck
           ...typeIssues
         ]
         if (issues.length > 0) return issues
-        return {
-          auth: "required",
-          call: callOf("consents", "check", { urlParams }),
-          toData: (value) => {
-            const { results } = value as { readonly results: Readonly<Record<string, ConsentCheckResult>> }
-            const missing = types.find((type) => !Object.hasOwn(results, type))
-            // Every requested type has its entry (checked just above), so the record is keyed by T.
-            return missing === undefined
-              ? { data: { results: results as ConsentCheckData<T>["results"] } }
-              : `results: no entry for requested type ${missing}`
-          }
-        }
+        return operation(
+          "required",
+          callOf("consents", "check", { urlParams }),
+          ({ results }) =>
+            hasEntryFor(results, types)
+              ? { data: { results } }
+              : `results: no entry for requested type ${types.find((type) => !Object.hasOwn(results, type))}`
+        )
       }
     )
 })

@@ -30,6 +30,15 @@ const isIssues = <A>(prepared: Operation<A> | ReadonlyArray<SvcIssue>): prepared
   Array.isArray(prepared)
 
 /**
+ * A method's result with the codes the method declares (`C`). The runner's results carry the
+ * client's own codes and the backend codes the endpoint documents (an undocumented one becomes
+ * `UNEXPECTED_RESPONSE`), which is what each method's `C` lists.
+ */
+const withCodes = <A, C extends SvcErrorCode>(result: SvcResult<A>): SvcResult<A, C> =>
+  // A cast that stays (an eslint-disable once the client is in assertionFree): the one place a method's result gets its code list: the runner keeps to the documented codes (documented.ts), which the type system cannot follow through HttpApi.reflect
+  result as SvcResult<A, C>
+
+/**
  * One call of a method: `options` is the method's last argument, `prepare` checks the others and
  * describes the call (or returns the problems). Checks run in this order and send nothing when
  * they fail: API key, call options, arguments.
@@ -41,14 +50,14 @@ export const callMethod = <A, C extends SvcErrorCode>(
   prepare: () => Operation<A> | ReadonlyArray<SvcIssue>
 ): Promise<SvcResult<A, C>> => {
   if (spec.needsKey && runtime.options.apiKey === undefined) {
-    return Promise.resolve(missingApiKey(spec.name) as SvcResult<A, C>)
+    return Promise.resolve(withCodes<A, C>(missingApiKey(spec.name)))
   }
   // Options and inputs with throwing getters or proxies: still a result, never a throw or rejection.
   const resolved = guarded(["options"], () => resolveCall(options, runtime.options), (issue) => ({
     issues: [issue]
   }))
-  if ("issues" in resolved) return Promise.resolve(invalidInput(resolved.issues) as SvcResult<A, C>)
+  if ("issues" in resolved) return Promise.resolve(withCodes<A, C>(invalidInput(resolved.issues)))
   const prepared = guarded<Operation<A> | ReadonlyArray<SvcIssue>>([], prepare, (issue) => [issue])
-  if (isIssues(prepared)) return Promise.resolve(invalidInput(firstPerPath(prepared)) as SvcResult<A, C>)
-  return run<A, C>(runtime, prepared, resolved.call)
+  if (isIssues(prepared)) return Promise.resolve(withCodes<A, C>(invalidInput(firstPerPath(prepared))))
+  return run(runtime, prepared, resolved.call).then(withCodes<A, C>)
 }

@@ -2,7 +2,7 @@ import type { SvcCallOptions } from "../call-options.js"
 import type { SvcApiClient } from "../effect-client.js"
 import type { SvcIssue } from "../errors.js"
 import type { SvcResult } from "../result.js"
-import type { Runtime } from "../runner.js"
+import { bodyOperation, type Runtime } from "../runner.js"
 import { checkPart, defined, endpointOf, objectIssue } from "../validate.js"
 import { callMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
 import { callOf } from "../transport.js"
@@ -108,11 +108,7 @@ export const eventMethods = (runtime: Runtime): EventMethods => ({
         const urlParams = defined({ status: input?.status, endpoint: input?.endpoint, limit: input?.limit })
         const issues: Array<SvcIssue> = checkPart(list.urlParamsSchema, urlParams)
         if (issues.length > 0) return issues
-        return {
-          auth: "required",
-          call: callOf("events", "listDeliveries", { urlParams }),
-          toData: (value) => ({ data: value as DeliveryListData })
-        }
+        return bodyOperation("required", callOf("events", "listDeliveries", { urlParams }))
       }
     ),
   retryDelivery: (id, options) =>
@@ -125,11 +121,7 @@ export const eventMethods = (runtime: Runtime): EventMethods => ({
           ? checkPart(retry.pathSchema, { id })
           : [{ path: ["id"], message: "must be a string" }]
         if (issues.length > 0) return issues
-        return {
-          auth: "required",
-          call: callOf("events", "retryDelivery", { path: { id: encodeURIComponent(id) } }),
-          toData: (value) => ({ data: value as DeliveryData })
-        }
+        return bodyOperation("required", callOf("events", "retryDelivery", { path: { id: encodeURIComponent(id) } }))
       }
     )
 })

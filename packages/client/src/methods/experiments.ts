@@ -3,7 +3,7 @@ import type { SvcCallOptions } from "../call-options.js"
 import type { SvcApiClient } from "../effect-client.js"
 import type { SvcIssue } from "../errors.js"
 import type { SvcResult } from "../result.js"
-import type { Runtime } from "../runner.js"
+import { bodyOperation, type Runtime } from "../runner.js"
 import type { Path } from "../checks.js"
 import { checkPart, dateOrIso, defined, endpointOf, objectIssue } from "../validate.js"
 import { callMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
@@ -112,10 +112,6 @@ export const experimentMethods = (runtime: Runtime): ExperimentMethods => ({
         )
       )
       if (issues.length > 0) return issues
-      return {
-        auth: "required",
-        call: callOf("experiments", "summary", { path: { id: encodedId }, urlParams }),
-        toData: (value) => ({ data: value as SummaryData })
-      }
+      return bodyOperation("required", callOf("experiments", "summary", { path: { id: encodedId }, urlParams }))
     })
 })

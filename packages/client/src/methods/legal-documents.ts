@@ -2,7 +2,7 @@ import type { SvcCallOptions } from "../call-options.js"
 import type { SvcApiClient } from "../effect-client.js"
 import type { SvcIssue } from "../errors.js"
 import type { SvcResult } from "../result.js"
-import type { Runtime } from "../runner.js"
+import { bodyOperation, type Runtime } from "../runner.js"
 import { checkJsonSafe, checkPart, dateOrIso, endpointOf, objectIssue } from "../validate.js"
 import { type CodesOf, callMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
 import { callOf } from "../transport.js"
@@ -153,14 +153,13 @@ export const legalDocumentMethods = (runtime: Runtime): LegalDocumentMethods => 
       const payload = { version: input.version, hash: input.hash, effectiveDate }
       issues.push(...checkPart(publish.payloadSchema, payload).filter((issue) => issue.path[0] !== "effectiveDate"))
       if (issues.length > 0) return issues
-      return {
-        auth: "required",
-        call: callOf("legalDocuments", "publish", {
+      return bodyOperation(
+        "required",
+        callOf("legalDocuments", "publish", {
           path: { type },
           payload: payload as typeof payload & { effectiveDate: Date }
-        }),
-        toData: (value) => ({ data: value as PublishData })
-      }
+        })
+      )
     }),
 
   current: (type, options) =>
@@ -171,11 +170,7 @@ export const legalDocumentMethods = (runtime: Runtime): LegalDocumentMethods => 
       () => {
         const issues = typeIssues(type)
         if (issues.length > 0) return issues
-        return {
-          auth: "none",
-          call: callOf("legalDocuments", "current", { path: { type } }),
-          toData: (value) => ({ data: value as CurrentLegalDocumentData })
-        }
+        return bodyOperation("none", callOf("legalDocuments", "current", { path: { type } }))
       }
     ),
 
@@ -187,11 +182,7 @@ export const legalDocumentMethods = (runtime: Runtime): LegalDocumentMethods => 
       () => {
         const issues = typeIssues(type)
         if (issues.length > 0) return issues
-        return {
-          auth: "required",
-          call: callOf("legalDocuments", "list", { path: { type } }),
-          toData: (value) => ({ data: value as LegalDocumentListData })
-        }
+        return bodyOperation("required", callOf("legalDocuments", "list", { path: { type } }))
       }
     )
 })

@@ -2,7 +2,7 @@ import type { SvcCallOptions } from "../call-options.js"
 import type { SvcApiClient } from "../effect-client.js"
 import type { SvcIssue } from "../errors.js"
 import type { SvcResult } from "../result.js"
-import type { Runtime } from "../runner.js"
+import { bodyOperation, operation, type Runtime } from "../runner.js"
 import { checkHeaderInput, checkPart, defined, endpointOf, objectIssue } from "../validate.js"
 import { type CodesOf, callMethod, type SuccessOf } from "./define.js"
 import { callOf } from "../transport.js"
@@ -212,18 +212,20 @@ const manifest = endpointOf("policy", "manifest")
 
 export const serviceMethods = (runtime: Runtime): ServiceMethods => ({
   status: (options) =>
-    callMethod<StatusData, StatusCode>(runtime, { name: "status", needsKey: false }, options, () => ({
-      auth: "none",
-      call: callOf("status", "status", {}),
-      toData: (value) => ({ data: value as StatusData })
-    })),
+    callMethod<StatusData, StatusCode>(
+      runtime,
+      { name: "status", needsKey: false },
+      options,
+      () => (bodyOperation("none", callOf("status", "status", {})))
+    ),
 
   ready: (options) =>
-    callMethod<ReadyData, ReadyCode>(runtime, { name: "ready", needsKey: false }, options, () => ({
-      auth: "none",
-      call: callOf("health", "ready", {}),
-      toData: (value) => ({ data: value as ReadyData })
-    })),
+    callMethod<ReadyData, ReadyCode>(
+      runtime,
+      { name: "ready", needsKey: false },
+      options,
+      () => (bodyOperation("none", callOf("health", "ready", {})))
+    ),
 
   init: (input = {}, options) =>
     callMethod<InitData, InitCode>(runtime, { name: "init", needsKey: false }, options, () => {
@@ -244,11 +246,7 @@ export const serviceMethods = (runtime: Runtime): ServiceMethods => ({
         "x-svc-region": input.region,
         "x-svc-gpc": input.gpc === undefined ? undefined : input.gpc ? "1" : "0"
       })
-      return {
-        auth: "none",
-        call: callOf("policy", "init", { urlParams: {}, headers }),
-        toData: (value) => ({ data: value as InitData })
-      }
+      return bodyOperation("none", callOf("policy", "init", { urlParams: {}, headers }))
     }),
 
   manifest: (input = {}, options) =>
@@ -262,17 +260,16 @@ export const serviceMethods = (runtime: Runtime): ServiceMethods => ({
       ]
       if (issues.length > 0) return issues
       const headers = defined({ "if-none-match": input.ifNoneMatch })
-      return {
-        auth: "none",
-        call: callOf("policy", "manifest", { urlParams, headers }),
-        toData: (value, response) => {
-          const etag = response.headers["etag"] ?? null
-          if (response.status === 304)
-            return { data: { status: "not-modified", etag: etag ?? input.ifNoneMatch ?? null } }
-          return value === undefined
-            ? "is empty, expected a manifest"
-            : { data: { status: "modified", manifest: value as Manifest, etag } }
-        }
-      }
+      return operation("none", callOf("policy", "manifest", { urlParams, headers }), (
+        value,
+        response
+      ): { readonly data: ManifestData } | string => {
+        const etag = response.headers["etag"] ?? null
+        if (response.status === 304)
+          return { data: { status: "not-modified", etag: etag ?? input.ifNoneMatch ?? null } }
+        return value === undefined
+          ? "is empty, expected a manifest"
+          : { data: { status: "modified", manifest: value, etag } }
+      })
     })
 })

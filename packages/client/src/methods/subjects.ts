@@ -1,7 +1,7 @@
 import type { SvcCallOptions } from "../call-options.js"
 import type { SvcApiClient } from "../effect-client.js"
 import type { SvcResult } from "../result.js"
-import type { Runtime } from "../runner.js"
+import { bodyOperation, type Runtime } from "../runner.js"
 import { checkJsonSafe, checkPart, checkTypeList, defined, endpointOf, objectIssue } from "../validate.js"
 import { type CodesOf, callMethod, type KeyCodesOf, type SuccessOf } from "./define.js"
 import { callOf } from "../transport.js"
@@ -354,11 +354,7 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
       })
       const issues = [...pathIssues, ...checkJsonSafe(input), ...checkPart(endpoints.identify.payloadSchema, payload)]
       if (issues.length > 0) return issues
-      return {
-        auth: "verify",
-        call: callOf("subjects", "identify", { path: { id }, payload }),
-        toData: (value) => ({ data: value as IdentifyData })
-      }
+      return bodyOperation("verify", callOf("subjects", "identify", { path: { id }, payload }))
     }),
 
   get: (id, input, options) =>
@@ -369,11 +365,7 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
       if (types !== undefined) issues.push(...checkTypeList(types, ["types"]))
       if (issues.length > 0) return issues
       const urlParams = types === undefined ? {} : { type: types.join(",") }
-      return {
-        auth: "none",
-        call: callOf("subjects", "get", { path: { id }, urlParams }),
-        toData: (value) => ({ data: value as SubjectData })
-      }
+      return bodyOperation("none", callOf("subjects", "get", { path: { id }, urlParams }))
     }),
 
   create: (input, options) =>
@@ -385,11 +377,7 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
         const prepared = prepareCreate(input)
         if (Array.isArray(prepared)) return prepared
         const payload = prepared
-        return {
-          auth: "verify",
-          call: callOf("subjects", "create", { payload }),
-          toData: (value) => ({ data: value as CreateConsentData })
-        }
+        return bodyOperation("verify", callOf("subjects", "create", { payload }))
       }
     ),
 
@@ -400,11 +388,7 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
       const urlParams = { externalId: input.externalId }
       const issues = checkPart(endpoints.list.urlParamsSchema, urlParams)
       if (issues.length > 0) return issues
-      return {
-        auth: "required",
-        call: callOf("subjects", "list", { urlParams }),
-        toData: (value) => ({ data: value as SubjectListData })
-      }
+      return bodyOperation("required", callOf("subjects", "list", { urlParams }))
     }),
 
   export: (target, input, options) =>
@@ -423,22 +407,14 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
             ...checkPart(endpoints.exportSubject.urlParamsSchema, urlParams)
           ]
           if (issues.length > 0) return issues
-          return {
-            auth: "required",
-            call: callOf("records", "exportSubject", { path: { id: target }, urlParams }),
-            toData: (value) => ({ data: value as SubjectExportData })
-          }
+          return bodyOperation("required", callOf("records", "exportSubject", { path: { id: target }, urlParams }))
         }
         const shape = objectIssue(target, [], "a subject id or { externalId }")
         if (shape.length > 0) return shape
         const urlParams = { externalId: target.externalId, ...proofs }
         const issues = checkPart(endpoints.exportByExternalId.urlParamsSchema, urlParams)
         if (issues.length > 0) return issues
-        return {
-          auth: "required",
-          call: callOf("records", "exportByExternalId", { urlParams }),
-          toData: (value) => ({ data: value as SubjectExportData })
-        }
+        return bodyOperation("required", callOf("records", "exportByExternalId", { urlParams }))
       }
     ),
 
@@ -447,21 +423,13 @@ export const subjectMethods = (runtime: Runtime): SubjectMethods => ({
       if (typeof target === "string") {
         const issues = subjectPath(target, endpoints.eraseSubject.pathSchema)
         if (issues.length > 0) return issues
-        return {
-          auth: "required",
-          call: callOf("records", "eraseSubject", { path: { id: target } }),
-          toData: (value) => ({ data: value as ErasureData })
-        }
+        return bodyOperation("required", callOf("records", "eraseSubject", { path: { id: target } }))
       }
       const shape = objectIssue(target, [], "a subject id or { externalId }")
       if (shape.length > 0) return shape
       const urlParams = { externalId: target.externalId }
       const issues = checkPart(endpoints.eraseByExternalId.urlParamsSchema, urlParams)
       if (issues.length > 0) return issues
-      return {
-        auth: "required",
-        call: callOf("records", "eraseByExternalId", { urlParams }),
-        toData: (value) => ({ data: value as ErasureData })
-      }
+      return bodyOperation("required", callOf("records", "eraseByExternalId", { urlParams }))
     })
 })

@@ -2,7 +2,7 @@ import type { SvcCallOptions } from "../call-options.js"
 import type { SvcApiClient } from "../effect-client.js"
 import type { SvcIssue } from "../errors.js"
 import type { SvcResult } from "../result.js"
-import type { Runtime } from "../runner.js"
+import { bodyOperation, type Runtime } from "../runner.js"
 import { checkPart, endpointOf, objectIssue } from "../validate.js"
 import { callMethod, type CodesOf, type KeyCodesOf, type SuccessOf } from "./define.js"
 import { callOf } from "../transport.js"
@@ -169,17 +169,19 @@ const consistencyEndpoint = endpointOf("transparencyLog", "consistency")
 
 export const logMethods = (runtime: Runtime): LogMethods => ({
   checkpoint: (options) =>
-    callMethod<string, CheckpointCode>(runtime, { name: "log.checkpoint", needsKey: false }, options, () => ({
-      auth: "none",
-      call: callOf("transparencyLog", "checkpoint", {}),
-      toData: (value) => ({ data: String(value) })
-    })),
+    callMethod<string, CheckpointCode>(
+      runtime,
+      { name: "log.checkpoint", needsKey: false },
+      options,
+      () => bodyOperation("none", callOf("transparencyLog", "checkpoint", {}))
+    ),
   key: (options) =>
-    callMethod<string, VerifierKeyCode>(runtime, { name: "log.key", needsKey: false }, options, () => ({
-      auth: "none",
-      call: callOf("transparencyLog", "key", {}),
-      toData: (value) => ({ data: String(value) })
-    })),
+    callMethod<string, VerifierKeyCode>(
+      runtime,
+      { name: "log.key", needsKey: false },
+      options,
+      () => bodyOperation("none", callOf("transparencyLog", "key", {}))
+    ),
   consistency: (input, options) =>
     callMethod<ConsistencyProofData, ConsistencyProofCode>(
       runtime,
@@ -191,11 +193,7 @@ export const logMethods = (runtime: Runtime): LogMethods => ({
         const urlParams = { from: input.from, to: input.to }
         const issues: Array<SvcIssue> = checkPart(consistencyEndpoint.urlParamsSchema, urlParams)
         if (issues.length > 0) return issues
-        return {
-          auth: "none",
-          call: callOf("transparencyLog", "consistency", { urlParams }),
-          toData: (value) => ({ data: value as ConsistencyProofData })
-        }
+        return bodyOperation("none", callOf("transparencyLog", "consistency", { urlParams }))
       }
     ),
   proof: (consentId, options) =>
@@ -208,11 +206,7 @@ export const logMethods = (runtime: Runtime): LogMethods => ({
           ? checkPart(proofEndpoint.pathSchema, { consentId })
           : [{ path: ["consentId"], message: "must be a string" }]
         if (issues.length > 0) return issues
-        return {
-          auth: "required",
-          call: callOf("transparencyLog", "proof", { path: { consentId } }),
-          toData: (value) => ({ data: value as ConsentProofData })
-        }
+        return bodyOperation("required", callOf("transparencyLog", "proof", { path: { consentId } }))
       }
     )
 })

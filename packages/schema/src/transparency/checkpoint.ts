@@ -49,7 +49,7 @@ export const checkpointText = (checkpoint: Checkpoint): string =>
 export const parseCheckpointText = (text: string): Checkpoint | undefined => {
   const lines = text.split("\n")
   if (lines.length < 4 || lines.at(-1) !== "") return undefined
-  const [origin, size, root] = lines as [string, string, string]
+  const [origin = "", size = "", root = ""] = lines
   if (origin === "" || !/^(0|[1-9][0-9]{0,15})$/.test(size) || !/^[A-Za-z0-9+/]{43}=$/.test(root)) return undefined
   const count = Number(size)
   if (!Number.isSafeInteger(count)) return undefined

@@ -216,7 +216,7 @@ export const openNote = (note: string, verifier: NoteVerifier): string | undefin
     if (!line.startsWith(SIGNATURE_PREFIX)) return undefined
     const fields = line.slice(SIGNATURE_PREFIX.length).split(" ")
     if (fields.length !== 2) return undefined
-    const [name, encoded] = fields as [string, string]
+    const [name = "", encoded = ""] = fields
     const raw = decodeBase64(encoded)
     if (!isKeyName(name) || raw === undefined || raw.length < 5) return undefined
     if (name !== verifier.name || !raw.subarray(0, 4).equals(verifier.keyId)) continue
