@@ -1,7 +1,12 @@
+import type { SqlDialect } from "@svc/backend"
+import pg from "pg"
+import { randomBytes } from "node:crypto"
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { newSubjectId, postCookieSave } from "../../backend/test/support/consent-saves.js"
+import { dialects, freshDatabase } from "../../backend/test/support/dialects.js"
+import { optionalServers } from "../../backend/test/support/optional-servers.js"
 import { killChildren, run, serve, tempDir } from "./support/svc-process.js"
 
 afterEach(killChildren)
@@ -23,40 +28,62 @@ const saveAndList = async (url: string, key: string, externalId: string) => {
   return { subjectId, saved, listed: { status: listed.status, body: await listed.json() as { subjects?: unknown } } }
 }
 
-const dialects = [
-  { name: "sqlite", url: () => "consents.db" },
-  { name: "postgres", url: () => process.env.SVC_TEST_PG_URL },
-  { name: "mysql", url: () => process.env.SVC_TEST_MYSQL_URL }
-] as const
+/**
+ * A database of its own for `dialect`, as a URL: SQLite a file in `cwd`; PostgreSQL a new database
+ * (without a config file there is no `schema` option); MySQL a new database.
+ */
+const databaseUrl = async (dialect: SqlDialect): Promise<{ url: string; drop: () => Promise<void> }> => {
+  if (dialect === "sqlite") return { url: "consents.db", drop: async () => {} }
+  if (dialect === "mysql") {
+    const fresh = await freshDatabase(dialect)
+    return { url: fresh.database.url, drop: fresh.drop }
+  }
+  const admin = new pg.Client({ connectionString: optionalServers.postgres.url })
+  await admin.connect()
+  const name = `svc_env_${randomBytes(6).toString("hex")}`
+  await admin.query(`CREATE DATABASE ${name}`)
+  const url = new URL(optionalServers.postgres.url!)
+  url.pathname = `/${name}`
+  return {
+    url: url.href,
+    drop: async () => {
+      killChildren()
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await admin.end()
+    }
+  }
+}
 
 describe("svc serve configured by the environment, without a config file", () => {
-  for (const dialect of dialects) {
-    const url = dialect.url()
-    if (url === undefined) {
-      it.skip(`${dialect.name}: set SVC_TEST_${dialect.name === "postgres" ? "PG" : "MYSQL"}_URL to run`, () => {})
-      continue
-    }
-    it(`${dialect.name}: SVC_DATABASE_URL picks the dialect, SVC_API_KEYS authenticates; no demo page, every interface`, async () => {
+  describe.each(dialects)("[%s]", (dialect) => {
+    it("SVC_DATABASE_URL picks the dialect, SVC_API_KEYS authenticates; no demo page, every interface", async () => {
       const cwd = tempDir()
-      const { output, url: base } = await serve(cwd, [], {
-        SVC_DATABASE_URL: url,
-        SVC_API_KEYS: `${KEY_A}, ${KEY_B}`,
-        SVC_SNAPSHOT_KEY: SNAPSHOT_KEY
-      })
-      expect(output()).toContain(`built-in manifest; options from SVC_DATABASE_URL, SVC_API_KEYS, SVC_SNAPSHOT_KEY; ${dialect.name} `)
-      for (const secret of [KEY_A, KEY_B, SNAPSHOT_KEY]) expect(output()).not.toContain(secret)
-      const externalId = `user-${newSubjectId()}`
-      const { listed, saved, subjectId } = await saveAndList(base, KEY_B, externalId)
-      expect(saved.status).toBe(200)
-      expect(listed.status).toBe(200)
-      expect(JSON.stringify(listed.body)).toContain(subjectId)
-      const wrong = await fetch(`${base}/subjects?externalId=${externalId}`, { headers: { authorization: "Bearer x" } })
-      expect(wrong.status).toBe(401)
-      expect((await fetch(`${base}/demo`)).status).toBe(404)
-      // The snapshot key came from the environment: no key file was written beside a SQLite database.
-      if (dialect.name === "sqlite") expect(existsSync(join(cwd, "consents.db.key"))).toBe(false)
+      const database = await databaseUrl(dialect)
+      try {
+        const { output, url: base } = await serve(cwd, [], {
+          SVC_DATABASE_URL: database.url,
+          SVC_API_KEYS: `${KEY_A}, ${KEY_B}`,
+          SVC_SNAPSHOT_KEY: SNAPSHOT_KEY
+        })
+        expect(output()).toContain(
+          `built-in manifest; options from SVC_DATABASE_URL, SVC_API_KEYS, SVC_SNAPSHOT_KEY; ${dialect} `
+        )
+        for (const secret of [KEY_A, KEY_B, SNAPSHOT_KEY]) expect(output()).not.toContain(secret)
+        const externalId = `user-${newSubjectId()}`
+        const { listed, saved, subjectId } = await saveAndList(base, KEY_B, externalId)
+        expect(saved.status).toBe(200)
+        expect(listed.status).toBe(200)
+        expect(JSON.stringify(listed.body)).toContain(subjectId)
+        const wrong = await fetch(`${base}/subjects?externalId=${externalId}`, { headers: { authorization: "Bearer x" } })
+        expect(wrong.status).toBe(401)
+        expect((await fetch(`${base}/demo`)).status).toBe(404)
+        // The snapshot key came from the environment: no key file was written beside a SQLite database.
+        if (dialect === "sqlite") expect(existsSync(join(cwd, "consents.db.key"))).toBe(false)
+      } finally {
+        await database.drop()
+      }
     })
-  }
+  })
 
   it("reads each variable from NAME_FILE (a Docker secret): one key a line", async () => {
     const cwd = tempDir()
