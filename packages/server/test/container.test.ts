@@ -208,6 +208,11 @@ describeWith(optionalServers.docker, "the container image (README: Run with Dock
     await healthy()
     const base = `http://127.0.0.1:${port}`
 
+    // What the bundle reads by a path resolved at run time is in the image: the /docs UI script
+    // (@effect/platform's file); a save appends to the transparency log (canonicalize).
+    expect((await fetch(`${base}/docs/scalar.js`)).status).toBe(200)
+    expect((await fetch(`${base}/log/key`)).status).toBe(200)
+
     // The process runs as user 1000, not root.
     expect((await docker(["exec", "svc", "cat", "/proc/1/status"])).stdout).toMatch(/^Uid:\s+1000\s/m)
 
