@@ -68,7 +68,8 @@ while (queue.length > 0) {
   copyPackage(dir)
   const manifest = readJson(join(dir, "package.json"))
   for (const dep of Object.keys(manifest.dependencies ?? {})) queue.push({ name: dep, from: dir, optional: false })
-  for (const dep of Object.keys(manifest.optionalDependencies ?? {})) queue.push({ name: dep, from: dir, optional: true })
+  for (const dep of Object.keys(manifest.optionalDependencies ?? {}))
+    queue.push({ name: dep, from: dir, optional: true })
 }
 
 const workspace = {

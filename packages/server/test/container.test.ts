@@ -63,8 +63,12 @@ const sh = (line: string, cwd: string, env: Record<string, string> = {}, timeout
     child.stdout.on("data", (d) => (stdout += d))
     child.stderr.on("data", (d) => (stderr += d))
     child.on("error", reject)
-    child.on("exit", (code) =>
-      code === 0 ? resolve({ code, stdout, stderr }) : reject(new Error(`${line}: exit ${code}\n${stdout}\n${stderr}`))
+    child.on(
+      "exit",
+      (code) =>
+        code === 0
+          ? resolve({ code, stdout, stderr })
+          : reject(new Error(`${line}: exit ${code}\n${stdout}\n${stderr}`))
     )
   })
 
@@ -104,7 +108,9 @@ const save = (base: string, key: string, subjectId: string, externalId: string, 
 /** The subject as `GET /subjects/:id` answers it, and the subject ids linked to `externalId`. */
 const readBack = async (base: string, key: string, subjectId: string, externalId: string) => {
   const subject = await fetch(`${base}/subjects/${subjectId}`).then(json)
-  const linked = await fetch(`${base}/subjects?externalId=${externalId}`, { headers: { authorization: `Bearer ${key}` } })
+  const linked = await fetch(`${base}/subjects?externalId=${externalId}`, {
+    headers: { authorization: `Bearer ${key}` }
+  })
     .then(json)
   return { subject, linked: JSON.stringify(linked.body).includes(subjectId) && linked.status === 200 }
 }
@@ -148,7 +154,8 @@ describeWith(optionalServers.docker, "the container image (README: Run with Dock
       throw new Error(`SVC_TEST_DOCKER is set but ${DOCKER} cannot reach dockerd: ${String(error)}`)
     })
     for (const tool of [COMPOSE, "/usr/sbin/debootstrap"]) {
-      if (!existsSync(tool)) throw new Error(`SVC_TEST_DOCKER is set but ${tool} is missing (apt-get install docker-compose debootstrap)`)
+      if (!existsSync(tool))
+        throw new Error(`SVC_TEST_DOCKER is set but ${tool} is missing (apt-get install docker-compose debootstrap)`)
     }
     // The test base images: seconds when cached (/var/cache/svc-container), a few minutes cold.
     const started = Date.now()
@@ -184,72 +191,87 @@ describeWith(optionalServers.docker, "the container image (README: Run with Dock
     const started = Date.now()
     await sh(forCi(command(dockerCommands, "DOCKER_BUILDKIT=1 docker build")), repo, {}, 40 * MINUTE)
     const seconds = (Date.now() - started) / 1000
-    const inspect = async (image: string, format: string) => (await docker(["image", "inspect", "--format", format, image])).stdout.trim()
+    const inspect = async (image: string, format: string) =>
+      (await docker(["image", "inspect", "--format", format, image])).stdout.trim()
     expect(await inspect("svc", "{{.Config.User}}")).toBe("1000:1000")
     const labels = JSON.parse(await inspect("svc", "{{json .Config.Labels}}")) as Record<string, string>
-    const version = (JSON.parse(readFileSync(join(repo, "packages/server/package.json"), "utf8")) as { version: string }).version
+    const version =
+      (JSON.parse(readFileSync(join(repo, "packages/server/package.json"), "utf8")) as { version: string }).version
     expect(labels["org.opencontainers.image.version"]).toBe(version)
     expect(labels["org.opencontainers.image.licenses"]).toBe("Apache-2.0")
     expect(labels["org.opencontainers.image.source"]).toMatch(/^https:\/\/github\.com\//)
     const added = Number(await inspect("svc", "{{.Size}}")) - Number(await inspect(BASE_IMAGE, "{{.Size}}"))
-    console.info(`svc container test: image built in ${seconds.toFixed(0)} s; svc's layers ${(added / 1e6).toFixed(1)} MB over the base`)
+    console.info(
+      `svc container test: image built in ${seconds.toFixed(0)} s; svc's layers ${
+        (added / 1e6).toFixed(1)
+      } MB over the base`
+    )
     expect(added).toBeLessThanOrEqual(120e6)
   }, 45 * MINUTE)
 
-  it("runs with SQLite on the volume: healthy, non-root, a save read back, drained on stop, kept across restart and a new container", async () => {
-    mkdirSync(runDir, { recursive: true })
-    await sh(command(dockerCommands, 'echo "SVC_API_KEYS='), runDir)
-    const key = envValue(join(runDir, "svc.env"), "SVC_API_KEYS")
-    const run = forCi(command(dockerCommands, "docker run -d"))
-    const health = command(dockerCommands, "docker inspect --format '{{.State.Health.Status}}'")
-    await sh(run, runDir)
-    const healthy = () => until("the health check to pass", async () => (await sh(health, runDir)).stdout.trim() === "healthy")
-    expect((await sh(health, runDir)).stdout.trim()).toMatch(/^(starting|healthy)$/)
-    await healthy()
-    const base = `http://127.0.0.1:${port}`
+  it(
+    "runs with SQLite on the volume: healthy, non-root, a save read back, drained on stop, kept across restart and a new container",
+    async () => {
+      mkdirSync(runDir, { recursive: true })
+      await sh(command(dockerCommands, 'echo "SVC_API_KEYS='), runDir)
+      const key = envValue(join(runDir, "svc.env"), "SVC_API_KEYS")
+      const run = forCi(command(dockerCommands, "docker run -d"))
+      const health = command(dockerCommands, "docker inspect --format '{{.State.Health.Status}}'")
+      await sh(run, runDir)
+      const healthy = () =>
+        until("the health check to pass", async () => (await sh(health, runDir)).stdout.trim() === "healthy")
+      expect((await sh(health, runDir)).stdout.trim()).toMatch(/^(starting|healthy)$/)
+      await healthy()
+      const base = `http://127.0.0.1:${port}`
 
-    // What the bundle reads by a path resolved at run time is in the image: the /docs UI script
-    // (@effect/platform's file); a save appends to the transparency log (canonicalize).
-    expect((await fetch(`${base}/docs/scalar.js`)).status).toBe(200)
-    expect((await fetch(`${base}/log/key`)).status).toBe(200)
+      // What the bundle reads by a path resolved at run time is in the image: the /docs UI script
+      // (@effect/platform's file); a save appends to the transparency log (canonicalize).
+      expect((await fetch(`${base}/docs/scalar.js`)).status).toBe(200)
+      expect((await fetch(`${base}/log/key`)).status).toBe(200)
 
-    // The process runs as user 1000, not root.
-    expect((await docker(["exec", "svc", "cat", "/proc/1/status"])).stdout).toMatch(/^Uid:\s+1000\s/m)
+      // The process runs as user 1000, not root.
+      expect((await docker(["exec", "svc", "cat", "/proc/1/status"])).stdout).toMatch(/^Uid:\s+1000\s/m)
 
-    const subjectId = newSubjectId()
-    const externalId = `docker-${subjectId}`
-    const saved = await save(base, key, subjectId, externalId)
-    expect(saved.status).toBe(200)
-    const first = await readBack(base, key, subjectId, externalId)
-    expect(first.subject.status).toBe(200)
-    expect(first.linked).toBe(true)
+      const subjectId = newSubjectId()
+      const externalId = `docker-${subjectId}`
+      const saved = await save(base, key, subjectId, externalId)
+      expect(saved.status).toBe(200)
+      const first = await readBack(base, key, subjectId, externalId)
+      expect(first.subject.status).toBe(200)
+      expect(first.linked).toBe(true)
 
-    // `docker stop` while a save is in flight: svc drains it, then exits 0 within the drain timeout.
-    const drained = newSubjectId()
-    const inFlight = await inFlightSave(port, key, drained)
-    await new Promise((resolve) => setTimeout(resolve, 500))
-    const stopStarted = Date.now()
-    const stopping = sh(command(dockerCommands, "docker stop"), runDir)
-    await until("svc to start draining", async () => (await docker(["logs", "svc"])).stdout.includes("SIGTERM received"), 30_000)
-    expect(await inFlight.finish()).toMatch(/^HTTP\/1\.1 200 /)
-    await stopping
-    expect(Date.now() - stopStarted).toBeLessThan(15_000)
-    expect((await docker(["inspect", "--format", "{{.State.ExitCode}}", "svc"])).stdout.trim()).toBe("0")
+      // `docker stop` while a save is in flight: svc drains it, then exits 0 within the drain timeout.
+      const drained = newSubjectId()
+      const inFlight = await inFlightSave(port, key, drained)
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      const stopStarted = Date.now()
+      const stopping = sh(command(dockerCommands, "docker stop"), runDir)
+      await until(
+        "svc to start draining",
+        async () => (await docker(["logs", "svc"])).stdout.includes("SIGTERM received"),
+        30_000
+      )
+      expect(await inFlight.finish()).toMatch(/^HTTP\/1\.1 200 /)
+      await stopping
+      expect(Date.now() - stopStarted).toBeLessThan(15_000)
+      expect((await docker(["inspect", "--format", "{{.State.ExitCode}}", "svc"])).stdout.trim()).toBe("0")
 
-    // `docker start`: the same data.
-    await sh(command(dockerCommands, "docker start"), runDir)
-    await healthy()
-    expect((await readBack(base, key, subjectId, externalId)).subject.body).toEqual(first.subject.body)
-    expect((await fetch(`${base}/subjects/${drained}`)).status).toBe(200)
+      // `docker start`: the same data.
+      await sh(command(dockerCommands, "docker start"), runDir)
+      await healthy()
+      expect((await readBack(base, key, subjectId, externalId)).subject.body).toEqual(first.subject.body)
+      expect((await fetch(`${base}/subjects/${drained}`)).status).toBe(200)
 
-    // A new container on the same volume: the database and its keys are on the volume, not in the container.
-    await docker(["rm", "-f", "svc"])
-    await sh(run, runDir)
-    await healthy()
-    const again = await readBack(base, key, subjectId, externalId)
-    expect(again.subject.body).toEqual(first.subject.body)
-    expect(again.linked).toBe(true)
-  }, 10 * MINUTE)
+      // A new container on the same volume: the database and its keys are on the volume, not in the container.
+      await docker(["rm", "-f", "svc"])
+      await sh(run, runDir)
+      await healthy()
+      const again = await readBack(base, key, subjectId, externalId)
+      expect(again.subject.body).toEqual(first.subject.body)
+      expect(again.linked).toBe(true)
+    },
+    10 * MINUTE
+  )
 
   it("compose: PostgreSQL and two replicas; a save through each reads back through the other", async () => {
     copyFileSync(join(repo, "compose.yaml"), join(composeDir, "compose.yaml"))
@@ -263,8 +285,10 @@ describeWith(optionalServers.docker, "the container image (README: Run with Dock
     }
     const listed = (await sh(ps, composeDir, env)).stdout
     expect(listed).toMatch(/postgres.*\(healthy\)/)
-    await until("both replicas' health checks", async () =>
-      ((await sh(ps, composeDir, env)).stdout.match(/svc-[ab].*\(healthy\)/g) ?? []).length === 2)
+    await until(
+      "both replicas' health checks",
+      async () => ((await sh(ps, composeDir, env)).stdout.match(/svc-[ab].*\(healthy\)/g) ?? []).length === 2
+    )
     const key = envValue(join(composeDir, "svc.env"), "SVC_API_KEYS")
 
     for (const [from, to] of [[a, b], [b, a]] as const) {

@@ -74,7 +74,9 @@ describe("svc serve configured by the environment, without a config file", () =>
         expect(saved.status).toBe(200)
         expect(listed.status).toBe(200)
         expect(JSON.stringify(listed.body)).toContain(subjectId)
-        const wrong = await fetch(`${base}/subjects?externalId=${externalId}`, { headers: { authorization: "Bearer x" } })
+        const wrong = await fetch(`${base}/subjects?externalId=${externalId}`, {
+          headers: { authorization: "Bearer x" }
+        })
         expect(wrong.status).toBe(401)
         expect((await fetch(`${base}/demo`)).status).toBe(404)
         // The snapshot key came from the environment: no key file was written beside a SQLite database.
@@ -113,7 +115,10 @@ describe("svc serve with a config file and the environment", () => {
 
   it("--config wins over SVC_CONFIG", async () => {
     const cwd = tempDir()
-    writeFileSync(join(cwd, "a.json"), JSON.stringify({ database: { dialect: "sqlite", url: ":memory:" }, version: "1.0.0-a" }))
+    writeFileSync(
+      join(cwd, "a.json"),
+      JSON.stringify({ database: { dialect: "sqlite", url: ":memory:" }, version: "1.0.0-a" })
+    )
     const { url } = await serve(cwd, ["--config", "a.json"], { SVC_CONFIG: "missing.json" })
     expect((await (await fetch(`${url}/status`)).json()).version).toBe("1.0.0-a")
   })
@@ -129,7 +134,9 @@ describe("bad values in the environment", () => {
 
   it("a short key is named by its variable, its value never printed", async () => {
     const stderr = await fails({ SVC_API_KEYS: "hunter2-short", SVC_SNAPSHOT_KEY: "tiny-secret" })
-    expect(stderr).toContain("apiKeys[0]: must be at least 32 bytes; generate one with `svc keys api` (set by SVC_API_KEYS)")
+    expect(stderr).toContain(
+      "apiKeys[0]: must be at least 32 bytes; generate one with `svc keys api` (set by SVC_API_KEYS)"
+    )
     expect(stderr).toContain("policySnapshot.signingKey: must be at least 32 bytes")
     expect(stderr).toContain("(set by SVC_SNAPSHOT_KEY)")
     expect(stderr).not.toContain("hunter2")
