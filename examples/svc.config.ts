@@ -4,7 +4,7 @@ import { defineConfig } from "@svc/backend"
 export default defineConfig({
   database: { dialect: "postgres", url: "postgres://svc@db/svc", schema: "consent" },
   trustedOrigins: ["www.example.com", "*.example.com"],
-  apiKeys: [process.env.SVC_API_KEY!],          // the file may read env; svc itself never does
+  apiKeys: [process.env.SVC_API_KEY!],          // the file may read env (svc reads SVC_API_KEYS itself too)
   policySnapshot: { signingKey: process.env.SVC_SNAPSHOT_KEY! },
   identityToken: { signingKey: process.env.SVC_IDENTITY_KEY! },
   manifest: {

@@ -16,7 +16,7 @@
 // packages/server/package.json declares each of them.
 import { build } from "esbuild"
 import { readFileSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
+import { builtinModules, createRequire } from "node:module"
 import { dirname, join } from "node:path"
 
 const manifest = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8"))
@@ -79,7 +79,7 @@ const namespaceImports = () => {
   }
 }
 
-await build({
+const result = await build({
   entryPoints: [new URL("./src/cli.ts", import.meta.url).pathname],
   outfile: new URL("./dist/cli.mjs", import.meta.url).pathname,
   // Strings and regular expressions as ASCII escapes (see the end of this file for comments).
@@ -111,8 +111,22 @@ await build({
       }))
     }
   }],
+  metafile: true,
   logLevel: "warning"
 })
+
+// The third-party packages the bundle loads, for the container image, which holds only these and
+// what they need (scripts/container/runtime-files.mjs): those it imports (statically, dynamically
+// or by `require`, as esbuild's metafile lists them), and those it reaches through a path resolved
+// at run time, which esbuild cannot see: `canonicalize` (required through createRequire,
+// transparency/leaf.ts) and @effect/platform (the /docs UI script read from its files, openapi.ts).
+const loaded = new Set(["canonicalize", "@effect/platform"])
+for (const output of Object.values(result.metafile.outputs)) {
+  for (const { external, path } of output.imports) {
+    if (external && !path.startsWith("node:") && !builtinModules.includes(path)) loaded.add(packageOf(path))
+  }
+}
+writeFileSync(new URL("./dist/cli.packages.json", import.meta.url), `${JSON.stringify([...loaded].sort(), null, 2)}\n`)
 
 // esbuild escapes non-ASCII text in strings but keeps it in the comments it preserves: one
 // such character makes V8 hold the whole source as two-byte text (twice its size).

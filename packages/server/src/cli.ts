@@ -10,8 +10,9 @@ import {
 } from "@svc/backend"
 import { Effect } from "effect"
 import { parseArgs } from "node:util"
-import { findConfigFile, loadConfig, withDatabaseUrl } from "./config-file.js"
+import { findConfigFile, loadConfig } from "./config-file.js"
 import { demoOptions } from "./demo.js"
+import { optionsFromEnvironment, readEnvironment, variablesSet } from "./environment.js"
 import { init } from "./init.js"
 import { keys, keysUsage } from "./keys.js"
 import { servePlan, withLogFlags } from "./serve-options.js"
@@ -35,20 +36,41 @@ const usage = `Usage:
 ${keysUsage()}
   svc verify [--config FILE] [--key VERIFIER_KEY]   check the transparency log against the stored records
 
-With no config file, serve runs the demo (manifest, /demo page) on the SQLite file ./svc.db,
-listening on 127.0.0.1 unless --host is given.
-Environment: PORT (serve), SVC_DATABASE_URL (replaces database.url), SVC_LOG_FORMAT and
-SVC_LOG_REQUESTS (serve, when the flags are not given).`
+The config file: --config, else SVC_CONFIG, else ./svc.config.{ts,mts,mjs,js,json}.
+With no config file and none of the option variables below, serve runs the demo (manifest,
+/demo page) on the SQLite file ./svc.db, listening on 127.0.0.1 unless --host is given.
+Environment (each option variable also as NAME_FILE, a file holding the value):
+  SVC_DATABASE_URL     database.url (without a config file its scheme picks the dialect:
+                       postgres://, mysql://, else a SQLite file path)
+  SVC_API_KEYS         apiKeys, separated by commas or white space
+  SVC_SNAPSHOT_KEY     policySnapshot.signingKey      SVC_IDENTITY_KEY  identityToken.signingKey
+  SVC_LOG_KEY          transparencyLog.signingKey     SVC_TRUSTED_ORIGINS  trustedOrigins (a list)
+  PORT, SVC_LOG_FORMAT, SVC_LOG_REQUESTS (serve, when the flags are not given)`
 
+/**
+ * The options a command runs with: the config file (`--config`, else `SVC_CONFIG`, else
+ * `./svc.config.*`) with what the environment's variables set replaced; without a file, the
+ * built-in manifest when a variable sets an option, else the demo on `./svc.db`.
+ */
 const loadOptions = async (
   named: string | undefined
 ): Promise<{ options: SvcOptions; source: string; isDemo: boolean }> => {
-  const path = findConfigFile(process.cwd(), named)
-  const options = path === undefined ? demoOptions("./svc.db") : await loadConfig(path)
+  const environment = readEnvironment(process.env)
+  const path = findConfigFile(process.cwd(), named ?? environment.configFile)
+  const set = variablesSet(environment)
+  const fromEnvironment = set.length === 0 ? "" : `; options from ${set.join(", ")}`
+  if (path !== undefined) {
+    return {
+      options: optionsFromEnvironment(await loadConfig(path), environment),
+      source: `${path}${fromEnvironment}`,
+      isDemo: false
+    }
+  }
+  if (set.length === 0) return { options: demoOptions("./svc.db"), source: "demo configuration", isDemo: true }
   return {
-    options: withDatabaseUrl(options, process.env.SVC_DATABASE_URL),
-    source: path ?? "demo configuration",
-    isDemo: path === undefined
+    options: optionsFromEnvironment(undefined, environment),
+    source: `built-in manifest${fromEnvironment}`,
+    isDemo: false
   }
 }
 

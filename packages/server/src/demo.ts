@@ -59,10 +59,75 @@ export const demoLogSigningKey = (databaseUrl: string): string => {
 /** A small Global Vendor List (three example vendors) shipped with the package for the IAB rule. */
 export const demoGvlFile = (): string => createRequire(import.meta.url).resolve("@svc/server/demo/gvl.json")
 
+/** The built-in manifest: the main policy shapes (EU opt-in, California opt-out, an IAB rule, a default). */
+const builtInManifest: NonNullable<SvcOptions["manifest"]> = {
+  appName: "svc demo",
+  policyRules: [
+    {
+      id: "us-ca-opt-out",
+      match: { regions: ["US-CA"] },
+      model: "opt-out",
+      categories: ["measurement", "marketing", "functionality", "experience"],
+      gpcDenies: ["marketing"]
+    },
+    {
+      id: "eu-iab",
+      match: { countries: ["FR"] },
+      model: "iab",
+      categories: ["measurement", "marketing", "functionality", "experience"]
+    },
+    {
+      id: "eu-opt-in",
+      match: { countries: EEA_AND_UK },
+      model: "opt-in",
+      categories: ["measurement", "marketing", "functionality", "experience"],
+      validityDays: 365
+    },
+    {
+      id: "unknown-location",
+      match: { fallback: true },
+      model: "opt-in",
+      categories: ["measurement", "marketing", "functionality", "experience"]
+    },
+    {
+      id: "rest-of-world",
+      match: { default: true },
+      model: "opt-out",
+      categories: ["measurement", "marketing", "functionality", "experience"],
+      gpcDenies: ["marketing"]
+    }
+  ],
+  iab: { enabled: true, cmpId: 0 },
+  vendors: [
+    { id: "analytics", name: "Example Analytics", category: "measurement" },
+    { id: "ads", name: "Example Ads", category: "marketing" }
+  ]
+}
+
 /**
- * What `svc serve` runs with no config file: an embedded SQLite file and a manifest that shows
- * the main policy shapes (EU opt-in, California opt-out, an IAB rule, a default). Policy snapshots
- * are signed, so every stored consent names the rule and fingerprint it was given under.
+ * The options `svc` runs with when no config file gives them: the built-in manifest and the small
+ * GVL on `database`. A SQLite file's policy snapshot and transparency log keys live next to it
+ * (generated on first run) unless `given` says they come from elsewhere; on another database there
+ * are none unless given. No trusted origins.
+ */
+export const builtInOptions = (
+  database: { readonly dialect: "sqlite" | "postgres" | "mysql"; readonly url: string },
+  given: { readonly snapshotKey: boolean; readonly logKey: boolean }
+): SvcOptions => {
+  const sqlite = database.dialect === "sqlite"
+  return {
+    database,
+    ...(sqlite && !given.snapshotKey ? { policySnapshot: { signingKey: demoSigningKey(database.url) } } : {}),
+    ...(sqlite && !given.logKey ? { transparencyLog: { signingKey: demoLogSigningKey(database.url) } } : {}),
+    gvl: { file: demoGvlFile() },
+    manifest: builtInManifest
+  }
+}
+
+/**
+ * What `svc serve` runs with no config file and no option in the environment: the built-in
+ * manifest on an embedded SQLite file, browsers on this machine trusted. Policy snapshots are
+ * signed, so every stored consent names the rule and fingerprint it was given under.
  *
  * @example
  * ```ts
@@ -75,52 +140,6 @@ export const demoGvlFile = (): string => createRequire(import.meta.url).resolve(
  * ```
  */
 export const demoOptions = (databaseUrl: string): SvcOptions => ({
-  database: { dialect: "sqlite", url: databaseUrl },
-  trustedOrigins: ["localhost", "127.0.0.1", "[::1]"],
-  policySnapshot: { signingKey: demoSigningKey(databaseUrl) },
-  transparencyLog: { signingKey: demoLogSigningKey(databaseUrl) },
-  gvl: { file: demoGvlFile() },
-  manifest: {
-    appName: "svc demo",
-    policyRules: [
-      {
-        id: "us-ca-opt-out",
-        match: { regions: ["US-CA"] },
-        model: "opt-out",
-        categories: ["measurement", "marketing", "functionality", "experience"],
-        gpcDenies: ["marketing"]
-      },
-      {
-        id: "eu-iab",
-        match: { countries: ["FR"] },
-        model: "iab",
-        categories: ["measurement", "marketing", "functionality", "experience"]
-      },
-      {
-        id: "eu-opt-in",
-        match: { countries: EEA_AND_UK },
-        model: "opt-in",
-        categories: ["measurement", "marketing", "functionality", "experience"],
-        validityDays: 365
-      },
-      {
-        id: "unknown-location",
-        match: { fallback: true },
-        model: "opt-in",
-        categories: ["measurement", "marketing", "functionality", "experience"]
-      },
-      {
-        id: "rest-of-world",
-        match: { default: true },
-        model: "opt-out",
-        categories: ["measurement", "marketing", "functionality", "experience"],
-        gpcDenies: ["marketing"]
-      }
-    ],
-    iab: { enabled: true, cmpId: 0 },
-    vendors: [
-      { id: "analytics", name: "Example Analytics", category: "measurement" },
-      { id: "ads", name: "Example Ads", category: "marketing" }
-    ]
-  }
+  ...builtInOptions({ dialect: "sqlite", url: databaseUrl }, { snapshotKey: false, logKey: false }),
+  trustedOrigins: ["localhost", "127.0.0.1", "[::1]"]
 })

@@ -116,7 +116,7 @@ describe("svc init", () => {
       try {
         // A variable set in the environment wins over .env, as the config says.
         const { child, output, url } = await serve(cwd, [], { SVC_DATABASE_URL: db.url })
-        expect(output()).toContain(`svc.config.ts; ${dialect} `)
+        expect(output()).toContain(`svc.config.ts; options from SVC_DATABASE_URL; ${dialect} `)
         expect(await ruleFor(url, { "cf-ipcountry": "DE" })).toMatchObject({ status: "matched", policyId: "eu" })
         child.removeAllListeners("exit")
         const exited = new Promise((resolve) => child.once("exit", resolve))

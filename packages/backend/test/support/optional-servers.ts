@@ -22,7 +22,9 @@ export const optionalServers = {
   redis: optional("Redis", "SVC_TEST_REDIS_URL"),
   nats: optional("NATS", "SVC_TEST_NATS_URL"),
   /** PostgreSQL's server programs (initdb, pg_ctl), for throwaway primaries and standbys. */
-  postgresBinaries: optional("PostgreSQL server binaries", "SVC_TEST_PG_BIN")
+  postgresBinaries: optional("PostgreSQL server binaries", "SVC_TEST_PG_BIN"),
+  /** Any value: Debian's docker.io (/usr/bin/docker, dockerd running), docker-compose and debootstrap, as root. */
+  docker: optional("Docker", "SVC_TEST_DOCKER")
 } as const
 
 /** Why a suite is left out: `needs SVC_TEST_NATS_URL (NATS)`. */

@@ -1,0 +1,143 @@
+import { resolveOptions, SvcConfigurationError, type SvcOptions } from "@svc/backend"
+import { readFileSync } from "node:fs"
+import { withDatabaseUrl } from "./config-file.js"
+import { builtInOptions } from "./demo.js"
+
+type Env = Readonly<Record<string, string | undefined>>
+
+/**
+ * The options a variable sets, and the path its problems carry in `resolveOptions`' messages.
+ * Each is read from `NAME`, or from the file `NAME_FILE` names (a Docker or Kubernetes secret).
+ */
+const variables = {
+  SVC_DATABASE_URL: "database.url",
+  SVC_API_KEYS: "apiKeys",
+  SVC_SNAPSHOT_KEY: "policySnapshot.signingKey",
+  SVC_IDENTITY_KEY: "identityToken.signingKey",
+  SVC_LOG_KEY: "transparencyLog.signingKey",
+  SVC_TRUSTED_ORIGINS: "trustedOrigins"
+} as const
+
+type Variable = keyof typeof variables
+
+/**
+ * What the environment says about the configuration: the config file `SVC_CONFIG` names, and the
+ * option variables that are set (their values read, a `_FILE` one from its file).
+ */
+export interface Environment {
+  readonly configFile: string | undefined
+  readonly values: Readonly<Partial<Record<Variable, string>>>
+}
+
+const fail = (problem: string): never => {
+  throw new SvcConfigurationError([problem])
+}
+
+/** `NAME`, else the content of the file `NAME_FILE` names (one trailing newline dropped); empty is unset. */
+const readVariable = (env: Env, name: Variable): string | undefined => {
+  const direct = env[name] === "" ? undefined : env[name]
+  const file = env[`${name}_FILE`] === "" ? undefined : env[`${name}_FILE`]
+  if (direct !== undefined && file !== undefined) return fail(`${name} and ${name}_FILE are both set; set one`)
+  if (file === undefined) return direct
+  let text: string
+  try {
+    text = readFileSync(file, "utf8")
+  } catch (error) {
+    return fail(`${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "unreadable"})`)
+  }
+  const value = text.replace(/\r?\n$/, "")
+  return value === "" ? fail(`${name}_FILE: ${file} is empty`) : value
+}
+
+/**
+ * Reads `SVC_CONFIG` and the option variables from `env`. A variable set both ways, or a `_FILE`
+ * that cannot be read, is a `SvcConfigurationError` naming the variable (never its value).
+ */
+export const readEnvironment = (env: Env): Environment => {
+  const values: Partial<Record<Variable, string>> = {}
+  for (const name of Object.keys(variables) as Array<Variable>) {
+    const value = readVariable(env, name)
+    if (value !== undefined) values[name] = value
+  }
+  return { configFile: env.SVC_CONFIG === "" ? undefined : env.SVC_CONFIG, values }
+}
+
+/** The variables that set options, in a fixed order (for the startup line; never their values). */
+export const variablesSet = (environment: Environment): ReadonlyArray<string> =>
+  (Object.keys(variables) as Array<Variable>).filter((name) => environment.values[name] !== undefined)
+
+/** A list variable: entries separated by commas or white space (a secret file may hold one a line). */
+const list = (name: Variable, value: string): Array<string> => {
+  const entries = value.split(/[\s,]+/).filter((entry) => entry !== "")
+  return entries.length > 0 ? entries : fail(`${name}: no entry in it (entries are separated by commas or white space)`)
+}
+
+/**
+ * Without a config file the URL's scheme gives the dialect: `postgres://` or `postgresql://`,
+ * `mysql://`; anything else without a scheme is a SQLite file path (or `:memory:`).
+ */
+const dialectOf = (url: string): "sqlite" | "postgres" | "mysql" => {
+  if (/^postgres(ql)?:\/\//i.test(url)) return "postgres"
+  if (/^mysql:\/\//i.test(url)) return "mysql"
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    return fail(
+      "SVC_DATABASE_URL: not a postgres:// or mysql:// URL, nor a SQLite file path (the URL is not repeated here)"
+    )
+  }
+  return "sqlite"
+}
+
+/** The options the variables replace in `options`; the other options stay as they are. */
+const applyVariables = (options: SvcOptions, values: Environment["values"]): SvcOptions => {
+  const {
+    SVC_API_KEYS: apiKeys,
+    SVC_IDENTITY_KEY: identityKey,
+    SVC_LOG_KEY: logKey,
+    SVC_SNAPSHOT_KEY: snapshotKey,
+    SVC_TRUSTED_ORIGINS: origins
+  } = values
+  return {
+    ...withDatabaseUrl(options, values.SVC_DATABASE_URL),
+    ...(apiKeys === undefined ? {} : { apiKeys: list("SVC_API_KEYS", apiKeys) }),
+    ...(origins === undefined ? {} : { trustedOrigins: list("SVC_TRUSTED_ORIGINS", origins) }),
+    ...(snapshotKey === undefined ? {} : { policySnapshot: { ...options.policySnapshot, signingKey: snapshotKey } }),
+    ...(identityKey === undefined ? {} : { identityToken: { ...options.identityToken, signingKey: identityKey } }),
+    ...(logKey === undefined ? {} : { transparencyLog: { ...options.transparencyLog, signingKey: logKey } })
+  }
+}
+
+/** `resolveOptions`' problems, each naming the variable its option came from. */
+const checked = (options: SvcOptions, environment: Environment): SvcOptions => {
+  try {
+    resolveOptions(options)
+  } catch (error) {
+    if (!(error instanceof SvcConfigurationError)) throw error
+    const set = variablesSet(environment) as Array<Variable>
+    throw new SvcConfigurationError(error.issues.map((issue) => {
+      const from = set.find((name) => {
+        const path = variables[name]
+        return issue.startsWith(`${path}:`) || issue.startsWith(`${path}[`) || issue.startsWith(`${path}.`)
+      })
+      return from === undefined ? issue : `${issue} (set by ${from})`
+    }))
+  }
+  return options
+}
+
+/**
+ * The options `svc` runs with given the environment: those of the config file (`config`, when there
+ * is one) with what the variables set replaced; without a file, the built-in manifest on the
+ * database `SVC_DATABASE_URL` names (else `./svc.db`), its dialect read from the URL. A problem
+ * with a value from the environment names the variable.
+ */
+export const optionsFromEnvironment = (config: SvcOptions | undefined, environment: Environment): SvcOptions => {
+  const values = environment.values
+  if (config !== undefined) return checked(applyVariables(config, values), environment)
+  const url = values.SVC_DATABASE_URL ?? "./svc.db"
+  const base = builtInOptions({ dialect: dialectOf(url), url }, {
+    snapshotKey: values.SVC_SNAPSHOT_KEY !== undefined,
+    logKey: values.SVC_LOG_KEY !== undefined
+  })
+  const { SVC_DATABASE_URL: _url, ...rest } = values
+  return checked(applyVariables(base, rest), environment)
+}

@@ -1,0 +1,180 @@
+import type { SqlDialect } from "@svc/backend"
+import pg from "pg"
+import { randomBytes } from "node:crypto"
+import { existsSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { newSubjectId, postCookieSave } from "../../backend/test/support/consent-saves.js"
+import { dialects, freshDatabase } from "../../backend/test/support/dialects.js"
+import { optionalServers } from "../../backend/test/support/optional-servers.js"
+import { killChildren, run, serve, tempDir } from "./support/svc-process.js"
+
+afterEach(killChildren)
+
+// `svc keys api` / `svc keys snapshot` form: 43 characters of base64url.
+const KEY_A = "a".repeat(40) + "AAA"
+const KEY_B = "b".repeat(40) + "BBB"
+const SNAPSHOT_KEY = "s".repeat(43)
+
+/** Saves a consent linked to `externalId` with `key`, then reads the subjects linked to it. */
+const saveAndList = async (url: string, key: string, externalId: string) => {
+  const subjectId = newSubjectId()
+  const saved = await postCookieSave(url, { subjectId, externalSubjectId: externalId }, {
+    authorization: `Bearer ${key}`
+  })
+  const listed = await fetch(`${url}/subjects?externalId=${externalId}`, {
+    headers: { authorization: `Bearer ${key}` }
+  })
+  return { subjectId, saved, listed: { status: listed.status, body: await listed.json() as { subjects?: unknown } } }
+}
+
+/**
+ * A database of its own for `dialect`, as a URL: SQLite a file in `cwd`; PostgreSQL a new database
+ * (without a config file there is no `schema` option); MySQL a new database.
+ */
+const databaseUrl = async (dialect: SqlDialect): Promise<{ url: string; drop: () => Promise<void> }> => {
+  if (dialect === "sqlite") return { url: "consents.db", drop: async () => {} }
+  if (dialect === "mysql") {
+    const fresh = await freshDatabase(dialect)
+    return { url: fresh.database.url, drop: fresh.drop }
+  }
+  const admin = new pg.Client({ connectionString: optionalServers.postgres.url })
+  await admin.connect()
+  const name = `svc_env_${randomBytes(6).toString("hex")}`
+  await admin.query(`CREATE DATABASE ${name}`)
+  const url = new URL(optionalServers.postgres.url!)
+  url.pathname = `/${name}`
+  return {
+    url: url.href,
+    drop: async () => {
+      killChildren()
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await admin.end()
+    }
+  }
+}
+
+describe("svc serve configured by the environment, without a config file", () => {
+  describe.each(dialects)("[%s]", (dialect) => {
+    it("SVC_DATABASE_URL picks the dialect, SVC_API_KEYS authenticates; no demo page, every interface", async () => {
+      const cwd = tempDir()
+      const database = await databaseUrl(dialect)
+      try {
+        const { output, url: base } = await serve(cwd, [], {
+          SVC_DATABASE_URL: database.url,
+          SVC_API_KEYS: `${KEY_A}, ${KEY_B}`,
+          SVC_SNAPSHOT_KEY: SNAPSHOT_KEY
+        })
+        expect(output()).toContain(
+          `built-in manifest; options from SVC_DATABASE_URL, SVC_API_KEYS, SVC_SNAPSHOT_KEY; ${dialect} `
+        )
+        for (const secret of [KEY_A, KEY_B, SNAPSHOT_KEY]) expect(output()).not.toContain(secret)
+        const externalId = `user-${newSubjectId()}`
+        const { listed, saved, subjectId } = await saveAndList(base, KEY_B, externalId)
+        expect(saved.status).toBe(200)
+        expect(listed.status).toBe(200)
+        expect(JSON.stringify(listed.body)).toContain(subjectId)
+        const wrong = await fetch(`${base}/subjects?externalId=${externalId}`, {
+          headers: { authorization: "Bearer x" }
+        })
+        expect(wrong.status).toBe(401)
+        expect((await fetch(`${base}/demo`)).status).toBe(404)
+        // The snapshot key came from the environment: no key file was written beside a SQLite database.
+        if (dialect === "sqlite") expect(existsSync(join(cwd, "consents.db.key"))).toBe(false)
+      } finally {
+        await database.drop()
+      }
+    })
+  })
+
+  it("reads each variable from NAME_FILE (a Docker secret): one key a line", async () => {
+    const cwd = tempDir()
+    writeFileSync(join(cwd, "api-keys"), `${KEY_A}\n${KEY_B}\n`)
+    const { output, url } = await serve(cwd, [], { SVC_API_KEYS_FILE: join(cwd, "api-keys") })
+    expect(output()).toContain("options from SVC_API_KEYS; sqlite ./svc.db")
+    expect((await saveAndList(url, KEY_A, "file-a")).listed.status).toBe(200)
+    expect((await saveAndList(url, KEY_B, "file-b")).listed.status).toBe(200)
+    // A SQLite database without SVC_SNAPSHOT_KEY keeps its generated key beside it, as the demo does.
+    expect(existsSync(join(cwd, "svc.db.key"))).toBe(true)
+  })
+})
+
+describe("svc serve with a config file and the environment", () => {
+  it("SVC_CONFIG names the file; a variable replaces the option it sets, the others stay", async () => {
+    const cwd = tempDir()
+    writeFileSync(
+      join(cwd, "deploy.json"),
+      JSON.stringify({ database: { dialect: "sqlite", url: ":memory:" }, apiKeys: [KEY_A], version: "9.9.9-env" })
+    )
+    const { output, url } = await serve(cwd, [], { SVC_CONFIG: "deploy.json", SVC_API_KEYS: KEY_B })
+    expect(output()).toContain(`${join(cwd, "deploy.json")}; options from SVC_API_KEYS; sqlite :memory:`)
+    expect((await (await fetch(`${url}/status`)).json()).version).toBe("9.9.9-env")
+    expect((await saveAndList(url, KEY_B, "config-b")).listed.status).toBe(200)
+    expect((await saveAndList(url, KEY_A, "config-a")).listed.status).toBe(401)
+  })
+
+  it("--config wins over SVC_CONFIG", async () => {
+    const cwd = tempDir()
+    writeFileSync(
+      join(cwd, "a.json"),
+      JSON.stringify({ database: { dialect: "sqlite", url: ":memory:" }, version: "1.0.0-a" })
+    )
+    const { url } = await serve(cwd, ["--config", "a.json"], { SVC_CONFIG: "missing.json" })
+    expect((await (await fetch(`${url}/status`)).json()).version).toBe("1.0.0-a")
+  })
+})
+
+describe("bad values in the environment", () => {
+  const fails = async (env: Record<string, string>, cwd = tempDir()) => {
+    const result = await run(["serve", "--port", "0"], cwd, env)
+    expect(result.code).toBe(1)
+    expect(result.stderr).not.toMatch(/\n\s+at /) // no stack trace
+    return result.stderr
+  }
+
+  it("a short key is named by its variable, its value never printed", async () => {
+    const stderr = await fails({ SVC_API_KEYS: "hunter2-short", SVC_SNAPSHOT_KEY: "tiny-secret" })
+    expect(stderr).toContain(
+      "apiKeys[0]: must be at least 32 bytes; generate one with `svc keys api` (set by SVC_API_KEYS)"
+    )
+    expect(stderr).toContain("policySnapshot.signingKey: must be at least 32 bytes")
+    expect(stderr).toContain("(set by SVC_SNAPSHOT_KEY)")
+    expect(stderr).not.toContain("hunter2")
+    expect(stderr).not.toContain("tiny-secret")
+  })
+
+  it("a log key that is not a note signer key, an identity key too short", async () => {
+    const stderr = await fails({ SVC_LOG_KEY: "PRIVATE+KEY+nope", SVC_IDENTITY_KEY: "short-identity" })
+    expect(stderr).toContain("(set by SVC_LOG_KEY)")
+    expect(stderr).toContain("identityToken.signingKey: must be at least 32 bytes")
+    expect(stderr).not.toContain("PRIVATE+KEY+nope")
+    expect(stderr).not.toContain("short-identity")
+  })
+
+  it("a database URL of no known scheme, its password never printed", async () => {
+    const stderr = await fails({ SVC_DATABASE_URL: "redis://app:pa55word@cache:6379/0" })
+    expect(stderr).toContain("SVC_DATABASE_URL: not a postgres:// or mysql:// URL, nor a SQLite file path")
+    expect(stderr).not.toContain("pa55word")
+  })
+
+  it("a bad PostgreSQL URL is named by its variable", async () => {
+    const stderr = await fails({ SVC_DATABASE_URL: "postgres://app:pa55word@db:notaport/svc" })
+    expect(stderr).toContain("(set by SVC_DATABASE_URL)")
+    expect(stderr).not.toContain("pa55word")
+  })
+
+  it("NAME and NAME_FILE both set, a missing or empty file, a list with nothing in it", async () => {
+    const cwd = tempDir()
+    writeFileSync(join(cwd, "empty"), "")
+    expect(await fails({ SVC_API_KEYS: KEY_A, SVC_API_KEYS_FILE: join(cwd, "empty") }, cwd)).toContain(
+      "SVC_API_KEYS and SVC_API_KEYS_FILE are both set; set one"
+    )
+    expect(await fails({ SVC_SNAPSHOT_KEY_FILE: join(cwd, "absent") }, cwd)).toContain(
+      `SVC_SNAPSHOT_KEY_FILE: cannot read ${join(cwd, "absent")} (ENOENT)`
+    )
+    expect(await fails({ SVC_IDENTITY_KEY_FILE: join(cwd, "empty") }, cwd)).toContain(
+      `SVC_IDENTITY_KEY_FILE: ${join(cwd, "empty")} is empty`
+    )
+    expect(await fails({ SVC_TRUSTED_ORIGINS: " , " }, cwd)).toContain("SVC_TRUSTED_ORIGINS: no entry in it")
+  })
+})
