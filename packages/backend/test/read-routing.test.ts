@@ -66,6 +66,11 @@ const summaryArms = async (base: string, experimentId: string) => {
 }
 
 describe("database.readUrl and readLayer: configuration", () => {
+  it("the README's read-routing example is a configuration svc accepts", async () => {
+    const options = (await import("../../../examples/read-routing.config.js")).default
+    expect(resolveOptions(options).database).toMatchObject({ readUrl: expect.stringContaining("prefer-standby") })
+  })
+
   it("SQLite refuses readUrl: one file has no standby", () => {
     expect(problemsOf({ database: { dialect: "sqlite", url: ":memory:", readUrl: "./replica.db" } })).toEqual([
       "database.readUrl: SQLite is one file with no standby to read from; remove readUrl (or use postgres or mysql)"
