@@ -1,6 +1,7 @@
 import type { SqlError } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { Deferred, Effect, Exit, Scope } from "effect"
+import { eventLoopTurn } from "./event-loop.js"
 
 /**
  * Group commit for a database with one connection (SQLite): transactions that arrive while the
@@ -53,15 +54,6 @@ interface Member {
   open: boolean
 }
 
-/**
- * One turn of the event loop, so that requests already read from their sockets reach their
- * transactions and join the group before it begins.
- */
-const nextTurn = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
-
 /** A fixed statement, prepared once and kept in the driver's statement cache. */
 const run = (connection: Connection, statement: string) => connection.execute(statement, [], undefined)
 
@@ -89,7 +81,9 @@ export const makeGroupCommit = (options: GroupCommitOptions) => {
     return Effect.flatMap(newGroup, (group) => {
       group.pending = 1
       forming = group
-      return nextTurn.pipe(
+      // One turn of the event loop first, so that requests already read from their sockets reach
+      // their transactions and join the group before it begins.
+      return eventLoopTurn.pipe(
         Effect.zipRight(options.begin),
         Effect.ensuring(Effect.sync(() => {
           if (forming === group) forming = undefined

@@ -3,6 +3,7 @@ import type { ConsentProof } from "@svc/schema"
 import { Clock, Effect, Either, Option, Stream } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
+import { eventLoopTurn } from "../database/event-loop.js"
 import { parseSummaryWindow } from "../period/window.js"
 import { PolicyManifest } from "../policy/manifest.js"
 import { type ExportProofOption, ExportProofs } from "../transparency/export-proofs.js"
@@ -21,17 +22,6 @@ const MAX_PERIOD_DAYS = 366
  * server's RSS is the same after 100,000 records and after 1,000,000 (`npm run bench -- export`).
  */
 export const EXPORT_PAGE_SIZE = 25
-
-/**
- * One turn of the event loop. A fast reader keeps the socket's buffer empty: every write then
- * completes at once and its `drain` comes on the next tick, so without this the export ran from
- * first page to last without the event loop ever polling. For minutes nothing else was served,
- * no connection accepted, no timer fired; GC tasks that wait on the loop waited too.
- */
-const eventLoopTurn = Effect.async<void>((resume) => {
-  const immediate = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(immediate))
-})
 
 /**
  * The text a period export is written in: NDJSON (one 27560 record per line, the default) or CSV
@@ -159,6 +149,9 @@ export class ConsentExports extends Effect.Service<ConsentExports>()("@svc/backe
                 : Option.some({ givenAt: last.given_at, id: last.id })
               return [rows, next] as const
             }),
+            // A fast reader keeps the socket's buffer empty: every write completes at once and its
+            // drain comes on the next tick, so without this turn the export ran from first page to
+            // last without the loop ever polling, and nothing else was served meanwhile.
             Effect.zipLeft(eventLoopTurn)
           )
       )

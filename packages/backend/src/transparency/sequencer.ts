@@ -5,6 +5,7 @@ import { Clock, Effect, Exit, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { SvcConfig } from "../config/resolved.js"
 import { retryDeadlocks } from "../database/deadlock.js"
+import { eventLoopTurn } from "../database/event-loop.js"
 import { EventOutbox } from "../events/outbox.js"
 import { leafData } from "./leaf.js"
 import { LogRepo, type NewLeaf, type NewNode } from "./repository.js"
@@ -107,6 +108,9 @@ export class LogSequencer extends Effect.Service<LogSequencer>()("@svc/backend/L
         const count = yield* appendBatch
         if (count === undefined || count === 0) break
         appended += count
+        // A backlog is many batches; on SQLite each runs synchronously, so requests (and, at
+        // start, the listening socket) get the event loop between them.
+        yield* eventLoopTurn
       }
       if (!(yield* holdLease)) return { appended, checkpoint: false }
       return { appended, checkpoint: yield* checkpoint(signer) }
