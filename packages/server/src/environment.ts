@@ -1,4 +1,5 @@
 import { resolveOptions, SvcConfigurationError, type SvcOptions } from "@svc/backend"
+import { Predicate } from "effect"
 import { readFileSync } from "node:fs"
 import { withDatabaseUrl } from "./config-file.js"
 import { builtInOptions } from "./demo.js"
@@ -9,16 +10,16 @@ type Env = Readonly<Record<string, string | undefined>>
  * The options a variable sets, and the path its problems carry in `resolveOptions`' messages.
  * Each is read from `NAME`, or from the file `NAME_FILE` names (a Docker or Kubernetes secret).
  */
-const variables = {
-  SVC_DATABASE_URL: "database.url",
-  SVC_API_KEYS: "apiKeys",
-  SVC_SNAPSHOT_KEY: "policySnapshot.signingKey",
-  SVC_IDENTITY_KEY: "identityToken.signingKey",
-  SVC_LOG_KEY: "transparencyLog.signingKey",
-  SVC_TRUSTED_ORIGINS: "trustedOrigins"
-} as const
+const variables = [
+  ["SVC_DATABASE_URL", "database.url"],
+  ["SVC_API_KEYS", "apiKeys"],
+  ["SVC_SNAPSHOT_KEY", "policySnapshot.signingKey"],
+  ["SVC_IDENTITY_KEY", "identityToken.signingKey"],
+  ["SVC_LOG_KEY", "transparencyLog.signingKey"],
+  ["SVC_TRUSTED_ORIGINS", "trustedOrigins"]
+] as const
 
-type Variable = keyof typeof variables
+type Variable = (typeof variables)[number][0]
 
 /**
  * What the environment says about the configuration: the config file `SVC_CONFIG` names, and the
@@ -43,7 +44,8 @@ const readVariable = (env: Env, name: Variable): string | undefined => {
   try {
     text = readFileSync(file, "utf8")
   } catch (error) {
-    return fail(`${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "unreadable"})`)
+    const code = Predicate.hasProperty(error, "code") && typeof error.code === "string" ? error.code : "unreadable"
+    return fail(`${name}_FILE: cannot read ${file} (${code})`)
   }
   const value = text.replace(/\r?\n$/, "")
   return value === "" ? fail(`${name}_FILE: ${file} is empty`) : value
@@ -55,7 +57,7 @@ const readVariable = (env: Env, name: Variable): string | undefined => {
  */
 export const readEnvironment = (env: Env): Environment => {
   const values: Partial<Record<Variable, string>> = {}
-  for (const name of Object.keys(variables) as Array<Variable>) {
+  for (const [name] of variables) {
     const value = readVariable(env, name)
     if (value !== undefined) values[name] = value
   }
@@ -64,7 +66,7 @@ export const readEnvironment = (env: Env): Environment => {
 
 /** The variables that set options, in a fixed order (for the startup line; never their values). */
 export const variablesSet = (environment: Environment): ReadonlyArray<string> =>
-  (Object.keys(variables) as Array<Variable>).filter((name) => environment.values[name] !== undefined)
+  variables.filter(([name]) => environment.values[name] !== undefined).map(([name]) => name)
 
 /** A list variable: entries separated by commas or white space (a secret file may hold one a line). */
 const list = (name: Variable, value: string): Array<string> => {
@@ -112,13 +114,12 @@ const checked = (options: SvcOptions, environment: Environment): SvcOptions => {
     resolveOptions(options)
   } catch (error) {
     if (!(error instanceof SvcConfigurationError)) throw error
-    const set = variablesSet(environment) as Array<Variable>
+    const set = variables.filter(([name]) => environment.values[name] !== undefined)
     throw new SvcConfigurationError(error.issues.map((issue) => {
-      const from = set.find((name) => {
-        const path = variables[name]
-        return issue.startsWith(`${path}:`) || issue.startsWith(`${path}[`) || issue.startsWith(`${path}.`)
-      })
-      return from === undefined ? issue : `${issue} (set by ${from})`
+      const from = set.find(([, path]) =>
+        issue.startsWith(`${path}:`) || issue.startsWith(`${path}[`) || issue.startsWith(`${path}.`)
+      )
+      return from === undefined ? issue : `${issue} (set by ${from[0]})`
     }))
   }
   return options
