@@ -12,6 +12,7 @@ type Env = Readonly<Record<string, string | undefined>>
  */
 const variables = [
   ["SVC_DATABASE_URL", "database.url"],
+  ["SVC_DATABASE_READ_URL", "database.readUrl"],
   ["SVC_API_KEYS", "apiKeys"],
   ["SVC_SNAPSHOT_KEY", "policySnapshot.signingKey"],
   ["SVC_IDENTITY_KEY", "identityToken.signingKey"],
@@ -89,6 +90,22 @@ const dialectOf = (url: string): "sqlite" | "postgres" | "mysql" => {
   return "sqlite"
 }
 
+/**
+ * `database.readUrl` set to `readUrl`. It is checked with the other options (`resolveOptions`:
+ * SQLite refuses one, and a URL of another dialect is named, never quoted); beside a `layer` the
+ * read side is a layer too, so the variable cannot apply.
+ */
+const withReadUrl = (options: SvcOptions, readUrl: string | undefined): SvcOptions => {
+  const database = options.database
+  if (readUrl === undefined || typeof database !== "object" || database === null) return options
+  if ("layer" in database) {
+    return fail(
+      "SVC_DATABASE_READ_URL: the config file's database is a layer; give its read side as database.readLayer"
+    )
+  }
+  return { ...options, database: { ...database, readUrl } }
+}
+
 /** The options the variables replace in `options`; the other options stay as they are. */
 const applyVariables = (options: SvcOptions, values: Environment["values"]): SvcOptions => {
   const {
@@ -99,7 +116,7 @@ const applyVariables = (options: SvcOptions, values: Environment["values"]): Svc
     SVC_TRUSTED_ORIGINS: origins
   } = values
   return {
-    ...withDatabaseUrl(options, values.SVC_DATABASE_URL),
+    ...withReadUrl(withDatabaseUrl(options, values.SVC_DATABASE_URL), values.SVC_DATABASE_READ_URL),
     ...(apiKeys === undefined ? {} : { apiKeys: list("SVC_API_KEYS", apiKeys) }),
     ...(origins === undefined ? {} : { trustedOrigins: list("SVC_TRUSTED_ORIGINS", origins) }),
     ...(snapshotKey === undefined ? {} : { policySnapshot: { ...options.policySnapshot, signingKey: snapshotKey } }),
@@ -128,8 +145,9 @@ const checked = (options: SvcOptions, environment: Environment): SvcOptions => {
 /**
  * The options `svc` runs with given the environment: those of the config file (`config`, when there
  * is one) with what the variables set replaced; without a file, the built-in manifest on the
- * database `SVC_DATABASE_URL` names (else `./svc.db`), its dialect read from the URL. A problem
- * with a value from the environment names the variable.
+ * database `SVC_DATABASE_URL` names (else `./svc.db`), its dialect read from the URL, and the
+ * standby `SVC_DATABASE_READ_URL` names, if any. A problem with a value from the environment
+ * names the variable.
  */
 export const optionsFromEnvironment = (config: SvcOptions | undefined, environment: Environment): SvcOptions => {
   const values = environment.values
