@@ -1,11 +1,12 @@
 import {
   checkHeaders,
-  checkInteger,
   checkKnownKeys,
   checkRetry,
   guarded,
   type HeadersInput,
+  integerIssue,
   isHeaderValue,
+  isIntegerIn,
   isRecord,
   MAX_TIMER_MS,
   type RetrySettings,
@@ -91,10 +92,15 @@ const checkCall = (
   if (unreadable.some((issue) => issue.path.length === path.length)) return { issues: unreadable }
   const issues = checkKnownKeys(options, known, path)
   const { signal, timeoutMs, requestId } = options
-  if (signal !== undefined && !guarded([...path, "signal"], () => isAbortSignal(signal), () => false)) {
+  const abortSignal = signal === undefined
+    ? undefined
+    : guarded([...path, "signal"], () => isAbortSignal(signal) ? signal : undefined, () => undefined)
+  if (signal !== undefined && abortSignal === undefined) {
     issues.push({ path: [...path, "signal"], message: "must be an AbortSignal" })
   }
-  if (timeoutMs !== undefined) issues.push(...checkInteger(timeoutMs, [...path, "timeoutMs"], 1, MAX_TIMER_MS))
+  let timeout = client.timeoutMs
+  if (isIntegerIn(timeoutMs, 1, MAX_TIMER_MS)) timeout = timeoutMs
+  else if (timeoutMs !== undefined) issues.push(integerIssue([...path, "timeoutMs"], 1, MAX_TIMER_MS))
   const headers = options["headers"] === undefined
     ? { issues: [], headers: {} }
     : checkHeaders(options["headers"], [...path, "headers"])
@@ -103,10 +109,11 @@ const checkCall = (
     ? { issues: [], retry: client.retry }
     : checkRetry(options["retry"], [...path, "retry"], client.retry)
   issues.push(...retry.issues)
-  if (
-    requestId !== undefined &&
-    (typeof requestId !== "string" || requestId.length === 0 || requestId.length > 200 || !isHeaderValue(requestId))
-  ) {
+  const validRequestId = typeof requestId === "string" && requestId.length > 0 && requestId.length <= 200 &&
+      isHeaderValue(requestId)
+    ? requestId
+    : undefined
+  if (requestId !== undefined && validRequestId === undefined) {
     issues.push({
       path: [...path, "requestId"],
       message: "must be a non-empty string of at most 200 visible ASCII characters (inner spaces allowed, " +
@@ -119,11 +126,11 @@ const checkCall = (
   if (all.length > 0) return { issues: all }
   return {
     call: {
-      signal: signal as AbortSignal | undefined,
-      timeoutMs: (timeoutMs as number | undefined) ?? client.timeoutMs,
+      signal: abortSignal,
+      timeoutMs: timeout,
       headers: { ...client.headers, ...headers.headers },
       retry: retry.retry,
-      requestId: (requestId as string | undefined) ?? crypto.randomUUID()
+      requestId: validRequestId ?? crypto.randomUUID()
     }
   }
 }

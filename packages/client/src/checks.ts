@@ -12,10 +12,17 @@ export const MAX_TIMER_MS = 2_147_483_647
 export const isRecord = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-export const checkInteger = (value: unknown, path: Path, min: number, max: number): Array<SvcIssue> =>
+/** An integer from `min` to `max`. */
+export const isIntegerIn = (value: unknown, min: number, max: number): value is number =>
   typeof value === "number" && Number.isInteger(value) && value >= min && value <= max
-    ? []
-    : [{ path, message: `must be an integer from ${min} to ${max}` }]
+
+export const integerIssue = (path: Path, min: number, max: number): SvcIssue => ({
+  path,
+  message: `must be an integer from ${min} to ${max}`
+})
+
+export const checkInteger = (value: unknown, path: Path, min: number, max: number): Array<SvcIssue> =>
+  isIntegerIn(value, min, max) ? [] : [integerIssue(path, min, max)]
 
 export const checkKnownKeys = (value: Record<string, unknown>, known: ReadonlyArray<string>, path: Path) =>
   Object.keys(value).filter((key) => !known.includes(key)).map((key): SvcIssue => ({
@@ -211,8 +218,9 @@ export const checkRetry = (
   const pick = (key: keyof RetrySettings, max: number): number => {
     const value = copy[key]
     if (value === undefined) return from[key]
-    issues.push(...checkInteger(value, [...path, key], 0, max))
-    return value as number
+    if (isIntegerIn(value, 0, max)) return value
+    issues.push(integerIssue([...path, key], 0, max))
+    return from[key]
   }
   const retry = {
     maxRetries: pick("maxRetries", 10),

@@ -102,5 +102,6 @@ export const createSvcClient = <const O extends SvcClientOptions>(options: O): S
     events: eventMethods(runtime),
     log: logMethods(runtime)
   }
-  return client as SvcClientFor<O>
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- SvcClientFor<O> is SvcClient or SvcPublicClient, as O's apiKey picks, and TypeScript cannot narrow a conditional return type; the one client is both (every method exists at run time; `satisfies` checks the public shape)
+  return (client satisfies SvcPublicClient) as SvcClientFor<O>
 }

@@ -84,17 +84,20 @@ export const createIdentityToken = async (
     nonEmpty(claims.identityProvider, "identityProvider", issues)
   }
   if (!isRecord(options)) issues.push({ path: ["options"], message: "must be an object with signingKey" })
+  const noOptions: Partial<IdentityTokenOptions> = {}
   const { signingKey, ttlSeconds = 3600, issuer = "svc", audience = "svc-identity" } = isRecord(options)
     ? options
-    : ({} as Partial<IdentityTokenOptions>)
-  const key = typeof signingKey === "string" ? new TextEncoder().encode(signingKey) : signingKey
-  if (!(key instanceof Uint8Array) || key.byteLength < 32) {
+    : noOptions
+  const bytes = typeof signingKey === "string" ? new TextEncoder().encode(signingKey) : signingKey
+  const key = bytes instanceof Uint8Array && bytes.byteLength >= 32 ? bytes : undefined
+  if (key === undefined) {
     issues.push({ path: ["signingKey"], message: "must be a string or Uint8Array of at least 32 bytes" })
   }
   issues.push(...checkInteger(ttlSeconds, ["ttlSeconds"], 1, 31_536_000))
   nonEmpty(issuer, "issuer", issues)
   nonEmpty(audience, "audience", issues)
-  if (issues.length > 0) throw new SvcConfigurationError(issues, "identity token arguments")
+  // An invalid key is always among the issues; `key` is checked again only for its type.
+  if (issues.length > 0 || key === undefined) throw new SvcConfigurationError(issues, "identity token arguments")
 
   const now = Math.floor(Date.now() / 1000)
   const jwt = new SignJWT(claims.identityProvider === undefined ? {} : { idp: claims.identityProvider })
@@ -104,5 +107,5 @@ export const createIdentityToken = async (
     .setAudience(audience)
     .setIssuedAt(now)
     .setExpirationTime(now + ttlSeconds)
-  return jwt.sign(key as Uint8Array)
+  return jwt.sign(key)
 }

@@ -1,12 +1,13 @@
 import {
   checkHeaders,
-  checkInteger,
   checkKnownKeys,
   checkRetry,
   defaultRetry,
   guarded,
   type HeadersInput,
+  integerIssue,
   isHeaderValue,
+  isIntegerIn,
   MAX_TIMER_MS,
   type RetrySettings,
   snapshot
@@ -145,6 +146,13 @@ const checkBaseUrl = (
   return { issues, baseUrl: url.href.replace(/\/+$/, "") }
 }
 
+const isIssues = (result: ResolvedOptions | ReadonlyArray<SvcIssue>): result is ReadonlyArray<SvcIssue> =>
+  Array.isArray(result)
+
+// A function is all that can be checked of a fetch or a listener before it is called.
+const isFetch = (value: unknown): value is SvcFetch => typeof value === "function"
+const isListener = (value: unknown): value is (event: SvcEvent) => void => typeof value === "function"
+
 /**
  * Validates every option and throws one `SvcConfigurationError` listing all problems. Options are
  * read once; a throwing getter or proxy anywhere becomes an issue, never another exception.
@@ -159,8 +167,8 @@ export const resolveOptions = (input: unknown): ResolvedOptions => {
       throw error
     }, (issue) => [issue])
   }
-  if (Array.isArray(result)) throw new SvcConfigurationError(result)
-  return result as ResolvedOptions
+  if (isIssues(result)) throw new SvcConfigurationError(result)
+  return result
 }
 
 const checkOptions = (input: unknown): ResolvedOptions | ReadonlyArray<SvcIssue> => {
@@ -171,10 +179,13 @@ const checkOptions = (input: unknown): ResolvedOptions | ReadonlyArray<SvcIssue>
   const issues = checkKnownKeys(options, knownOptions, [])
 
   const apiKey = options["apiKey"]
+  let key: string | undefined
   if (apiKey !== undefined) {
     if (typeof apiKey !== "string" || apiKey.length === 0) {
       issues.push({ path: ["apiKey"], message: "must be a non-empty string" })
-    } else if (!isHeaderValue(apiKey)) {
+    } else if (isHeaderValue(apiKey)) {
+      key = apiKey
+    } else {
       // Never the key itself: it is a secret.
       issues.push({
         path: ["apiKey"],
@@ -190,7 +201,8 @@ const checkOptions = (input: unknown): ResolvedOptions | ReadonlyArray<SvcIssue>
   issues.push(...base.issues)
 
   const fetchOption = options["fetch"]
-  if (fetchOption !== undefined && typeof fetchOption !== "function") {
+  const fetchFunction = isFetch(fetchOption) ? fetchOption : undefined
+  if (fetchOption !== undefined && fetchFunction === undefined) {
     issues.push({ path: ["fetch"], message: "must be a function" })
   }
   if (fetchOption === undefined && typeof globalThis.fetch !== "function") {
@@ -202,16 +214,19 @@ const checkOptions = (input: unknown): ResolvedOptions | ReadonlyArray<SvcIssue>
     : checkHeaders(options["headers"], ["headers"])
   issues.push(...headers.issues)
 
-  const timeoutMs = options["timeoutMs"] ?? 10_000
-  issues.push(...checkInteger(timeoutMs, ["timeoutMs"], 1, MAX_TIMER_MS))
+  const timeoutOption = options["timeoutMs"] ?? 10_000
+  let timeoutMs = 10_000
+  if (isIntegerIn(timeoutOption, 1, MAX_TIMER_MS)) timeoutMs = timeoutOption
+  else issues.push(integerIssue(["timeoutMs"], 1, MAX_TIMER_MS))
 
   const retry = options["retry"] === undefined
     ? { issues: [], retry: defaultRetry }
     : checkRetry(options["retry"], ["retry"], defaultRetry)
   issues.push(...retry.issues)
 
-  const onEvent = options["onEvent"]
-  if (onEvent !== undefined && typeof onEvent !== "function") {
+  const onEventOption = options["onEvent"]
+  const onEvent = isListener(onEventOption) ? onEventOption : undefined
+  if (onEventOption !== undefined && onEvent === undefined) {
     issues.push({ path: ["onEvent"], message: "must be a function" })
   }
 
@@ -221,11 +236,11 @@ const checkOptions = (input: unknown): ResolvedOptions | ReadonlyArray<SvcIssue>
   if (all.length > 0) return all
   return {
     baseUrl: base.baseUrl,
-    apiKey: apiKey as string | undefined,
-    fetch: fetchOption as SvcFetch | undefined,
+    apiKey: key,
+    fetch: fetchFunction,
     headers: headers.headers,
-    timeoutMs: timeoutMs as number,
+    timeoutMs,
     retry: retry.retry,
-    onEvent: onEvent as ((event: SvcEvent) => void) | undefined
+    onEvent
   }
 }

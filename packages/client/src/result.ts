@@ -1,3 +1,4 @@
+import { Predicate } from "effect"
 import type { SvcError, SvcErrorCode } from "./errors.js"
 
 /**
@@ -112,10 +113,7 @@ export function unwrap<T, C extends SvcErrorCode>(result: PromiseLike<SvcResult<
 export function unwrap<T, C extends SvcErrorCode>(
   result: SvcResult<T, C> | PromiseLike<SvcResult<T, C>>
 ): T | Promise<T> {
-  if ("then" in result && typeof result.then === "function") {
-    return Promise.resolve(result).then((settled) => unwrap(settled))
-  }
-  const settled = result as SvcResult<T, C>
-  if (settled.ok) return settled.data
-  throw settled.error
+  if (Predicate.isPromiseLike(result)) return Promise.resolve(result).then((settled) => unwrap(settled))
+  if (result.ok) return result.data
+  throw result.error
 }

@@ -1,4 +1,4 @@
-import { ErrorStatus } from "@svc/schema"
+import { type ErrorCode, ErrorStatus } from "@svc/schema"
 import type { SvcClient } from "./client.js"
 import { type StalePolicyReason, SvcError, type SvcErrorCode, type SvcIssue } from "./errors.js"
 import type { SvcFailure, SvcSuccess } from "./result.js"
@@ -183,6 +183,8 @@ export interface ErrOptions {
   readonly serverCode?: string | undefined
 }
 
+const isBackendCode = (code: string): code is ErrorCode => Object.hasOwn(ErrorStatus, code)
+
 /**
  * A failure result with an `SvcError` of `code`.
  *
@@ -198,7 +200,7 @@ export interface ErrOptions {
  * ```
  */
 export const err = <const C extends SvcErrorCode>(code: C, options: ErrOptions = {}): SvcFailure<C> => {
-  const status = options.status ?? (ErrorStatus as Readonly<Record<string, number>>)[code]
+  const status = options.status ?? (isBackendCode(code) ? ErrorStatus[code] : undefined)
   return {
     ok: false,
     error: new SvcError({

@@ -210,7 +210,7 @@ export const callOf = <
 ): Call<SuccessBody<G, E>> => {
   const endpoint = endpoints.get(`${group}.${name}`)
   if (endpoint === undefined) throw new Error(`@svc/api has no endpoint ${group}.${name}`)
-  // A cast that stays (an eslint-disable once the client is in assertionFree): HttpApi.reflect erases the schemas' types: this endpoint's success schema decodes exactly the body the derived client types for group.name
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- HttpApi.reflect erases the schemas' types: this endpoint's success schema decodes exactly the body the derived client types for group.name
   return { endpoint: endpoint as Endpoint<SuccessBody<G, E>>, parts }
 }
 

@@ -26,15 +26,17 @@ export const endpointOf = (group: string, name: string): HttpApiEndpoint.HttpApi
 
 type AnySchema = Schema.Schema.Any
 
-/** Validates the decoded (type-side) value of one request part; `remap` turns schema paths into argument paths. */
-export const checkPart = (
-  schema: Option.Option<AnySchema>,
+/**
+ * Validates the decoded (type-side) value of one request part: the value as `schema` types it, or
+ * the issues; `remap` turns schema paths into argument paths.
+ */
+export const validatePart = <A, I, R>(
+  schema: Schema.Schema<A, I, R>,
   value: unknown,
   remap: (path: Path) => Path = (path) => path
-): Array<SvcIssue> => {
-  if (Option.isNone(schema)) return []
-  const result = Schema.validateEither(schema.value as Schema.Schema<unknown>, { errors: "all" })(value)
-  if (Either.isRight(result)) return []
+): Either.Either<A, Array<SvcIssue>> => {
+  const result = Schema.validateEither(schema, { errors: "all" })(value)
+  if (Either.isRight(result)) return Either.right(result.right)
   // A union reports one issue per member at the same path; they become one "A or B" issue.
   const byPath = new Map<string, { path: Path; messages: Array<string> }>()
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(result.left)) {
@@ -45,11 +47,22 @@ export const checkPart = (
     if (!entry.messages.includes(message)) entry.messages.push(message)
     byPath.set(key, entry)
   }
-  return [...byPath.values()].map(({ path, messages }) => {
+  return Either.left([...byPath.values()].map(({ path, messages }) => {
     // "Expected undefined" is the optional member of a union: noise next to the real expectation.
     const useful = messages.length > 1 ? messages.filter((m) => m !== "Expected undefined") : messages
     return { path, message: useful.join(" or ") }
-  })
+  }))
+}
+
+/** Validates one request part against the contract's schema for it, if the endpoint has one. */
+export const checkPart = (
+  schema: Option.Option<AnySchema>,
+  value: unknown,
+  remap?: (path: Path) => Path
+): Array<SvcIssue> => {
+  if (Option.isNone(schema)) return []
+  const result = validatePart(schema.value, value, remap)
+  return Either.isLeft(result) ? result.left : []
 }
 
 /** One issue per path: the first found (later checks of the same value add nothing). */
@@ -129,4 +142,5 @@ export const checkHeaderInput = (value: unknown, path: Path, pattern?: RegExp): 
 
 /** Copies `value` without its `undefined` properties (the wire has no `undefined`). */
 export const defined = <T extends Record<string, unknown>>(value: T): T =>
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- Object.fromEntries types its result as a string-keyed record; it holds T's own properties but those set to undefined, which T's optional fields (exactOptionalPropertyTypes) may leave out and which the contract's schemas then check (a mapped type over T cannot follow a filter)
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T

@@ -42,6 +42,8 @@ With no config file and none of the option variables below, serve runs the demo 
 Environment (each option variable also as NAME_FILE, a file holding the value):
   SVC_DATABASE_URL     database.url (without a config file its scheme picks the dialect:
                        postgres://, mysql://, else a SQLite file path)
+  SVC_DATABASE_READ_URL database.readUrl: a PostgreSQL or MySQL standby that exports, the
+                       insight page and experiment summaries read from (they may lag)
   SVC_API_KEYS         apiKeys, separated by commas or white space
   SVC_SNAPSHOT_KEY     policySnapshot.signingKey      SVC_IDENTITY_KEY  identityToken.signingKey
   SVC_LOG_KEY          transparencyLog.signingKey     SVC_TRUSTED_ORIGINS  trustedOrigins (a list)

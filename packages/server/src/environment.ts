@@ -1,4 +1,5 @@
 import { resolveOptions, SvcConfigurationError, type SvcOptions } from "@svc/backend"
+import { Predicate } from "effect"
 import { readFileSync } from "node:fs"
 import { withDatabaseUrl } from "./config-file.js"
 import { builtInOptions } from "./demo.js"
@@ -9,16 +10,17 @@ type Env = Readonly<Record<string, string | undefined>>
  * The options a variable sets, and the path its problems carry in `resolveOptions`' messages.
  * Each is read from `NAME`, or from the file `NAME_FILE` names (a Docker or Kubernetes secret).
  */
-const variables = {
-  SVC_DATABASE_URL: "database.url",
-  SVC_API_KEYS: "apiKeys",
-  SVC_SNAPSHOT_KEY: "policySnapshot.signingKey",
-  SVC_IDENTITY_KEY: "identityToken.signingKey",
-  SVC_LOG_KEY: "transparencyLog.signingKey",
-  SVC_TRUSTED_ORIGINS: "trustedOrigins"
-} as const
+const variables = [
+  ["SVC_DATABASE_URL", "database.url"],
+  ["SVC_DATABASE_READ_URL", "database.readUrl"],
+  ["SVC_API_KEYS", "apiKeys"],
+  ["SVC_SNAPSHOT_KEY", "policySnapshot.signingKey"],
+  ["SVC_IDENTITY_KEY", "identityToken.signingKey"],
+  ["SVC_LOG_KEY", "transparencyLog.signingKey"],
+  ["SVC_TRUSTED_ORIGINS", "trustedOrigins"]
+] as const
 
-type Variable = keyof typeof variables
+type Variable = (typeof variables)[number][0]
 
 /**
  * What the environment says about the configuration: the config file `SVC_CONFIG` names, and the
@@ -43,7 +45,8 @@ const readVariable = (env: Env, name: Variable): string | undefined => {
   try {
     text = readFileSync(file, "utf8")
   } catch (error) {
-    return fail(`${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "unreadable"})`)
+    const code = Predicate.hasProperty(error, "code") && typeof error.code === "string" ? error.code : "unreadable"
+    return fail(`${name}_FILE: cannot read ${file} (${code})`)
   }
   const value = text.replace(/\r?\n$/, "")
   return value === "" ? fail(`${name}_FILE: ${file} is empty`) : value
@@ -55,7 +58,7 @@ const readVariable = (env: Env, name: Variable): string | undefined => {
  */
 export const readEnvironment = (env: Env): Environment => {
   const values: Partial<Record<Variable, string>> = {}
-  for (const name of Object.keys(variables) as Array<Variable>) {
+  for (const [name] of variables) {
     const value = readVariable(env, name)
     if (value !== undefined) values[name] = value
   }
@@ -64,7 +67,7 @@ export const readEnvironment = (env: Env): Environment => {
 
 /** The variables that set options, in a fixed order (for the startup line; never their values). */
 export const variablesSet = (environment: Environment): ReadonlyArray<string> =>
-  (Object.keys(variables) as Array<Variable>).filter((name) => environment.values[name] !== undefined)
+  variables.filter(([name]) => environment.values[name] !== undefined).map(([name]) => name)
 
 /** A list variable: entries separated by commas or white space (a secret file may hold one a line). */
 const list = (name: Variable, value: string): Array<string> => {
@@ -87,6 +90,22 @@ const dialectOf = (url: string): "sqlite" | "postgres" | "mysql" => {
   return "sqlite"
 }
 
+/**
+ * `database.readUrl` set to `readUrl`. It is checked with the other options (`resolveOptions`:
+ * SQLite refuses one, and a URL of another dialect is named, never quoted); beside a `layer` the
+ * read side is a layer too, so the variable cannot apply.
+ */
+const withReadUrl = (options: SvcOptions, readUrl: string | undefined): SvcOptions => {
+  const database = options.database
+  if (readUrl === undefined || typeof database !== "object" || database === null) return options
+  if ("layer" in database) {
+    return fail(
+      "SVC_DATABASE_READ_URL: the config file's database is a layer; give its read side as database.readLayer"
+    )
+  }
+  return { ...options, database: { ...database, readUrl } }
+}
+
 /** The options the variables replace in `options`; the other options stay as they are. */
 const applyVariables = (options: SvcOptions, values: Environment["values"]): SvcOptions => {
   const {
@@ -97,7 +116,7 @@ const applyVariables = (options: SvcOptions, values: Environment["values"]): Svc
     SVC_TRUSTED_ORIGINS: origins
   } = values
   return {
-    ...withDatabaseUrl(options, values.SVC_DATABASE_URL),
+    ...withReadUrl(withDatabaseUrl(options, values.SVC_DATABASE_URL), values.SVC_DATABASE_READ_URL),
     ...(apiKeys === undefined ? {} : { apiKeys: list("SVC_API_KEYS", apiKeys) }),
     ...(origins === undefined ? {} : { trustedOrigins: list("SVC_TRUSTED_ORIGINS", origins) }),
     ...(snapshotKey === undefined ? {} : { policySnapshot: { ...options.policySnapshot, signingKey: snapshotKey } }),
@@ -112,13 +131,12 @@ const checked = (options: SvcOptions, environment: Environment): SvcOptions => {
     resolveOptions(options)
   } catch (error) {
     if (!(error instanceof SvcConfigurationError)) throw error
-    const set = variablesSet(environment) as Array<Variable>
+    const set = variables.filter(([name]) => environment.values[name] !== undefined)
     throw new SvcConfigurationError(error.issues.map((issue) => {
-      const from = set.find((name) => {
-        const path = variables[name]
-        return issue.startsWith(`${path}:`) || issue.startsWith(`${path}[`) || issue.startsWith(`${path}.`)
-      })
-      return from === undefined ? issue : `${issue} (set by ${from})`
+      const from = set.find(([, path]) =>
+        issue.startsWith(`${path}:`) || issue.startsWith(`${path}[`) || issue.startsWith(`${path}.`)
+      )
+      return from === undefined ? issue : `${issue} (set by ${from[0]})`
     }))
   }
   return options
@@ -127,8 +145,9 @@ const checked = (options: SvcOptions, environment: Environment): SvcOptions => {
 /**
  * The options `svc` runs with given the environment: those of the config file (`config`, when there
  * is one) with what the variables set replaced; without a file, the built-in manifest on the
- * database `SVC_DATABASE_URL` names (else `./svc.db`), its dialect read from the URL. A problem
- * with a value from the environment names the variable.
+ * database `SVC_DATABASE_URL` names (else `./svc.db`), its dialect read from the URL, and the
+ * standby `SVC_DATABASE_READ_URL` names, if any. A problem with a value from the environment
+ * names the variable.
  */
 export const optionsFromEnvironment = (config: SvcOptions | undefined, environment: Environment): SvcOptions => {
   const values = environment.values

@@ -5,8 +5,9 @@ import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { newSubjectId, postCookieSave } from "../../backend/test/support/consent-saves.js"
-import { dialects, freshDatabase } from "../../backend/test/support/dialects.js"
+import { databaseServers, dialects, freshDatabase, serverDialects } from "../../backend/test/support/dialects.js"
 import { optionalServers } from "../../backend/test/support/optional-servers.js"
+import { skippedWithout } from "../../backend/test/support/server-suites.js"
 import { killChildren, run, serve, tempDir } from "./support/svc-process.js"
 
 afterEach(killChildren)
@@ -99,6 +100,63 @@ describe("svc serve configured by the environment, without a config file", () =>
   })
 })
 
+/** The subject ids of today's period export (NDJSON), which reads from `database.readUrl` when set. */
+const exportedToday = async (base: string, key: string) => {
+  const today = new Date().toISOString().slice(0, 10)
+  const response = await fetch(`${base}/consents/export?from=${today}&to=${today}`, {
+    headers: { authorization: `Bearer ${key}` }
+  })
+  expect(response.status).toBe(200)
+  return (await response.text()).split("\n").filter((line) => line !== "").map((line) =>
+    String((JSON.parse(line) as { principal: { subjectId: string } }).principal.subjectId)
+  )
+}
+
+describe("SVC_DATABASE_READ_URL: the read side of database.readUrl, without a config file", () => {
+  if (serverDialects.length === 0) {
+    skippedWithout("routes period exports to the database it names", databaseServers)
+  }
+  describe.each(serverDialects)("[%s]", (dialect) => {
+    it("period exports read the database it names (from NAME_FILE here), saves and subject reads the primary; its password never printed", async () => {
+      const cwd = tempDir()
+      const primary = await databaseUrl(dialect)
+      const standby = await databaseUrl(dialect)
+      // PostgreSQL here trusts local connections, so a password in the URL is never asked for.
+      const readUrl = new URL(standby.url)
+      if (dialect === "postgres") readUrl.password = "s3cret-read-password"
+      try {
+        // The read database gets svc's tables and one act the primary never sees: svc serves it first.
+        const env = { SVC_API_KEYS: KEY_A, SVC_SNAPSHOT_KEY: SNAPSHOT_KEY }
+        // With the API key a save needs no policy snapshot token from /init.
+        const admin = { authorization: `Bearer ${KEY_A}` }
+        const first = await serve(cwd, [], { ...env, SVC_DATABASE_URL: standby.url })
+        const onStandby = newSubjectId()
+        expect((await postCookieSave(first.url, { subjectId: onStandby }, admin)).status).toBe(200)
+        killChildren()
+
+        writeFileSync(join(cwd, "read-url"), `${readUrl.href}\n`)
+        const { output, url } = await serve(cwd, [], {
+          ...env,
+          SVC_DATABASE_URL: primary.url,
+          SVC_DATABASE_READ_URL_FILE: join(cwd, "read-url")
+        })
+        expect(output()).toContain(
+          `built-in manifest; options from SVC_DATABASE_URL, SVC_DATABASE_READ_URL, SVC_API_KEYS, SVC_SNAPSHOT_KEY; ${dialect} `
+        )
+        const onPrimary = newSubjectId()
+        expect((await postCookieSave(url, { subjectId: onPrimary }, admin)).status).toBe(200)
+        expect(await exportedToday(url, KEY_A)).toEqual([onStandby])
+        expect((await fetch(`${url}/subjects/${onPrimary}`)).status).toBe(200)
+        expect((await fetch(`${url}/subjects/${onStandby}`)).status).toBe(404)
+        expect(output()).not.toContain("s3cret-read-password")
+      } finally {
+        await primary.drop()
+        await standby.drop()
+      }
+    })
+  })
+})
+
 describe("svc serve with a config file and the environment", () => {
   it("SVC_CONFIG names the file; a variable replaces the option it sets, the others stay", async () => {
     const cwd = tempDir()
@@ -160,6 +218,26 @@ describe("bad values in the environment", () => {
   it("a bad PostgreSQL URL is named by its variable", async () => {
     const stderr = await fails({ SVC_DATABASE_URL: "postgres://app:pa55word@db:notaport/svc" })
     expect(stderr).toContain("(set by SVC_DATABASE_URL)")
+    expect(stderr).not.toContain("pa55word")
+  })
+
+  it("a read URL beside SQLite is refused, named by its variable, its password never printed", async () => {
+    const stderr = await fails({ SVC_DATABASE_READ_URL: "postgres://app:pa55word@standby/svc" })
+    expect(stderr).toContain(
+      "database.readUrl: SQLite is one file with no standby to read from; remove readUrl (or use postgres or " +
+        "mysql) (set by SVC_DATABASE_READ_URL)"
+    )
+    expect(stderr).not.toContain("pa55word")
+  })
+
+  it("a read URL of another dialect than the primary's is named by its variable, its password never printed", async () => {
+    const stderr = await fails({
+      SVC_DATABASE_URL: "postgres://app@db.invalid/svc",
+      SVC_DATABASE_READ_URL: "mysql://app:pa55word@replica.invalid/svc"
+    })
+    expect(stderr).toContain("database.readUrl: not a postgres URL")
+    expect(stderr).toContain("(set by SVC_DATABASE_READ_URL)")
+    expect(stderr).not.toContain("(set by SVC_DATABASE_URL)")
     expect(stderr).not.toContain("pa55word")
   })
 

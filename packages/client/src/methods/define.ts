@@ -35,7 +35,7 @@ const isIssues = <A>(prepared: Operation<A> | ReadonlyArray<SvcIssue>): prepared
  * `UNEXPECTED_RESPONSE`), which is what each method's `C` lists.
  */
 const withCodes = <A, C extends SvcErrorCode>(result: SvcResult<A>): SvcResult<A, C> =>
-  // A cast that stays (an eslint-disable once the client is in assertionFree): the one place a method's result gets its code list: the runner keeps to the documented codes (documented.ts), which the type system cannot follow through HttpApi.reflect
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- the one place a method's result gets its code list: the runner keeps to the documented codes (documented.ts), which the type system cannot follow through HttpApi.reflect
   result as SvcResult<A, C>
 
 /**

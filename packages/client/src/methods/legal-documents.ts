@@ -152,13 +152,11 @@ export const legalDocumentMethods = (runtime: Runtime): LegalDocumentMethods => 
       const effectiveDate = dateOrIso(input.effectiveDate, ["effectiveDate"], issues)
       const payload = { version: input.version, hash: input.hash, effectiveDate }
       issues.push(...checkPart(publish.payloadSchema, payload).filter((issue) => issue.path[0] !== "effectiveDate"))
-      if (issues.length > 0) return issues
+      // An unreadable date is always among the issues; `effectiveDate` is checked again only for its type.
+      if (issues.length > 0 || effectiveDate === undefined) return issues
       return bodyOperation(
         "required",
-        callOf("legalDocuments", "publish", {
-          path: { type },
-          payload: payload as typeof payload & { effectiveDate: Date }
-        })
+        callOf("legalDocuments", "publish", { path: { type }, payload: { ...payload, effectiveDate } })
       )
     }),
 

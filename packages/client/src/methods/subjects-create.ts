@@ -1,7 +1,9 @@
+import { SaveConsentRequest } from "@svc/schema"
+import { Either } from "effect"
 import type { SvcApiClient } from "../effect-client.js"
 import type { SvcIssue } from "../errors.js"
 import { isRecord } from "../checks.js"
-import { checkJsonSafe, checkPart, dateOrMillis, defined, endpointOf, objectIssue } from "../validate.js"
+import { checkJsonSafe, dateOrMillis, defined, objectIssue, validatePart } from "../validate.js"
 
 type Payload = Parameters<SvcApiClient["subjects"]["create"]>[0]["payload"]
 
@@ -58,8 +60,6 @@ export type SaveConsentInput =
     } | undefined
   }
 
-const create = endpointOf("subjects", "create")
-
 /** Checks a save and converts its times to `Date`, or returns the problems. */
 export const prepareCreate = (input: SaveConsentInput): Payload | Array<SvcIssue> => {
   const shape = objectIssue(input, [], "type, domain, subjectId and givenAt")
@@ -90,8 +90,9 @@ export const prepareCreate = (input: SaveConsentInput): Payload | Array<SvcIssue
   // Times already reported above (and the objects holding them) are left out of the schema check.
   const reported = issues.map((issue) => issue.path.join("."))
   const covers = (path: string) => reported.some((done) => done === path || done.startsWith(`${path}.`))
-  issues.push(...checkPart(create.payloadSchema, payload).filter((issue) => !covers(issue.path.join("."))))
-  // No issue: the payload passed the contract's schema for `POST /subjects` (`checkPart`), which is
-  // what `Payload` describes; the checks' types cannot carry that.
-  return issues.length > 0 ? issues : (payload as Payload)
+  // The `POST /subjects` payload schema of the contract, imported with its type (`Payload`).
+  const checked = validatePart(SaveConsentRequest, payload)
+  if (Either.isRight(checked)) return issues.length > 0 ? issues : checked.right
+  issues.push(...checked.left.filter((issue) => !covers(issue.path.join("."))))
+  return issues
 }
