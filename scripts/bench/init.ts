@@ -8,13 +8,17 @@
  * Targets: /init ≥ 25% of the ceiling, p99 < 5 ms at 32 connections, RSS < 200 MB.
  * Then init-geo.ts: /init located by the client IP against an edge header, and the IP table's cost.
  *
+ * `SVC_BENCH_BASELINE_BIN=<another build's packages/server/bin/svc.js>` measures that build too, with
+ * the same config on its own database, alternated with this one (`SVC_BENCH_ROUNDS` times, means),
+ * and prints svc ÷ baseline in requests/s and in CPU time per request.
+ *
  *   npx tsx --conditions=@svc/source scripts/bench/init.ts        (or `npm run bench -- init`)
  */
 import autocannon from "autocannon"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { run as runLocation } from "./init-geo.js"
-import { cpuSeconds, freePort, peakRssMb, startNode, stop, SVC_BIN } from "./processes.js"
+import { BASELINE_BIN, cpuSeconds, freePort, peakRssMb, ROUNDS, startNode, stop, SVC_BIN } from "./processes.js"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -56,6 +60,18 @@ interface Measured {
   readonly cpuUs: number
 }
 
+/** The mean of each figure over rounds (errors summed). */
+const mean = (runs: ReadonlyArray<Measured>): Measured => {
+  const avg = (pick: (m: Measured) => number) => runs.reduce((sum, m) => sum + pick(m), 0) / runs.length
+  return {
+    rps: avg((m) => m.rps),
+    p50: avg((m) => m.p50),
+    p99: avg((m) => m.p99),
+    errors: runs.reduce((sum, m) => sum + m.errors, 0),
+    cpuUs: avg((m) => m.cpuUs)
+  }
+}
+
 const measure = async (url: string, connections: number, seconds: number, pid?: number): Promise<Measured> => {
   const cpuBefore = pid === undefined ? Number.NaN : await cpuSeconds(pid)
   const result = await autocannon({ url, connections, duration: seconds, headers: HEADERS, pipelining: 1 })
@@ -83,15 +99,22 @@ export const run = async (): Promise<void> => {
   const dir = await mkdtemp(join(tmpdir(), "svc-bench-init-"))
   const children: Array<ChildProcess> = []
   try {
-    const configFile = join(dir, "svc.config.json")
-    await writeFile(configFile, JSON.stringify(config(dir)))
-    const port = await freePort()
-    const svc = await startNode(
-      [SVC_BIN, "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
-      /listening on/
-    )
-    children.push(svc)
-    const svcUrl = `http://127.0.0.1:${port}${PATH}`
+    /** `svc serve` of the build `bin` on its own database in `folder`; the /init URL. */
+    const serve = async (bin: string, folder: string) => {
+      const configFile = join(folder, "svc.config.json")
+      await writeFile(configFile, JSON.stringify(config(folder)))
+      const port = await freePort()
+      const child = await startNode(
+        [bin, "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
+        /listening on/
+      )
+      children.push(child)
+      return { child, url: `http://127.0.0.1:${port}${PATH}` }
+    }
+    const { child: svc, url: svcUrl } = await serve(SVC_BIN, dir)
+    const baseline = BASELINE_BIN === undefined
+      ? undefined
+      : await serve(BASELINE_BIN, await mkdtemp(join(dir, "baseline-")))
 
     const sample = await fetch(svcUrl, { headers: HEADERS })
     const body = await sample.text()
@@ -131,15 +154,30 @@ export const run = async (): Promise<void> => {
         parsed.policySnapshotToken === undefined ? "absent" : "signed"
       }`
     )
-    // Warm-up: JIT both servers before measuring.
+    // Warm-up: JIT the servers before measuring.
     await measure(svcUrl, 8, 1)
+    if (baseline !== undefined) await measure(baseline.url, 8, 1)
     await measure(ceilingUrl, 8, 0.5)
 
-    const rows: Array<{ connections: number; svc: Measured; bare: Measured }> = []
+    const rows: Array<{ connections: number; svc: Measured; bare: Measured; baseline: Measured | undefined }> = []
     for (const connections of CONNECTIONS) {
-      const svcRun = await measure(svcUrl, connections, DURATION_S, svc.pid)
-      const bareRun = await measure(ceilingUrl, connections, DURATION_S, ceiling.pid)
-      rows.push({ connections, svc: svcRun, bare: bareRun })
+      const runs: { svc: Array<Measured>; bare: Array<Measured>; baseline: Array<Measured> } = {
+        svc: [],
+        bare: [],
+        baseline: []
+      }
+      for (let round = 0; round < ROUNDS; round++) {
+        runs.svc.push(await measure(svcUrl, connections, DURATION_S, svc.pid))
+        if (baseline !== undefined)
+          runs.baseline.push(await measure(baseline.url, connections, DURATION_S, baseline.child.pid))
+        runs.bare.push(await measure(ceilingUrl, connections, DURATION_S, ceiling.pid))
+      }
+      rows.push({
+        connections,
+        svc: mean(runs.svc),
+        bare: mean(runs.bare),
+        baseline: runs.baseline.length === 0 ? undefined : mean(runs.baseline)
+      })
     }
     const rss = await peakRssMb(svc.pid!)
 
@@ -158,6 +196,14 @@ export const run = async (): Promise<void> => {
         } | ${fmt(b.p99, 2).padStart(6)} | ${fmt(b.cpuUs, 1).padStart(10)} || ${
           fmt((100 * s.rps) / b.rps, 1).padStart(6)
         }%`
+      )
+    }
+    for (const { connections, svc: s, baseline: b } of rows) {
+      if (b === undefined) continue
+      console.log(
+        `baseline, ${connections} connections: ${fmt(b.rps)} req/s, ${fmt(b.cpuUs, 1)} µs/req; svc ÷ baseline: ${
+          fmt((100 * s.rps) / b.rps, 1)
+        }% of its req/s, ${fmt((100 * s.cpuUs) / b.cpuUs, 1)}% of its CPU per request`
       )
     }
     console.log(`svc peak RSS (VmHWM): ${fmt(rss, 1)} MB`)

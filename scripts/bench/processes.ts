@@ -13,6 +13,17 @@ export const ROOT = fileURLToPath(new URL("../..", import.meta.url))
  */
 export const SVC_BIN = resolve(process.env.SVC_BENCH_SVC_BIN ?? join(ROOT, "packages/server/bin/svc.js"))
 
+/**
+ * Another build measured beside this one in the same run (`SVC_BENCH_BASELINE_BIN`, its
+ * `packages/server/bin/svc.js`), where a bench supports it (subjects, init).
+ */
+export const BASELINE_BIN = process.env.SVC_BENCH_BASELINE_BIN === undefined
+  ? undefined
+  : resolve(process.env.SVC_BENCH_BASELINE_BIN)
+
+/** How many times a bench that alternates servers measures each (`SVC_BENCH_ROUNDS`, default 1). */
+export const ROUNDS = Number(process.env.SVC_BENCH_ROUNDS ?? 1)
+
 /** A port nothing listens on right now (127.0.0.1). */
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {

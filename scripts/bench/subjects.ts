@@ -26,11 +26,11 @@ import autocannon from "autocannon"
 import { type ChildProcess, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
-import { cpuSeconds, freePort, ROOT, startNode, stop, SVC_BIN } from "./processes.js"
+import { BASELINE_BIN, cpuSeconds, freePort, ROOT, ROUNDS, startNode, stop, SVC_BIN } from "./processes.js"
 import { ceilingSource } from "./subjects-ceiling.js"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 
 /** autocannon's `requests` option (the shared declaration in autocannon.d.ts covers plain URLs only). */
@@ -47,10 +47,6 @@ const autocannonWithRequests = autocannon as unknown as (
 ) => Promise<AutocannonResult>
 
 const DURATION_S = Number(process.env.SVC_BENCH_SECONDS ?? 5)
-const ROUNDS = Number(process.env.SVC_BENCH_ROUNDS ?? 1)
-const BASELINE_BIN = process.env.SVC_BENCH_BASELINE_BIN === undefined
-  ? undefined
-  : resolve(process.env.SVC_BENCH_BASELINE_BIN)
 const CONNECTIONS = 32
 const PG_URL = process.env.SVC_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const requireFromBackend = createRequire(join(ROOT, "packages/backend/package.json"))
