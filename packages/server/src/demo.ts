@@ -59,6 +59,8 @@ export const demoLogSigningKey = (databaseUrl: string): string => {
 /** A small Global Vendor List (three example vendors) shipped with the package for the IAB rule. */
 export const demoGvlFile = (): string => createRequire(import.meta.url).resolve("@svc/server/demo/gvl.json")
 
+const categories = ["measurement", "marketing", "functionality", "experience"] as const
+
 /** The built-in manifest: the main policy shapes (EU opt-in, California opt-out, an IAB rule, a default). */
 const builtInManifest: NonNullable<SvcOptions["manifest"]> = {
   appName: "svc demo",
@@ -67,33 +69,33 @@ const builtInManifest: NonNullable<SvcOptions["manifest"]> = {
       id: "us-ca-opt-out",
       match: { regions: ["US-CA"] },
       model: "opt-out",
-      categories: ["measurement", "marketing", "functionality", "experience"],
+      categories,
       gpcDenies: ["marketing"]
     },
     {
       id: "eu-iab",
       match: { countries: ["FR"] },
       model: "iab",
-      categories: ["measurement", "marketing", "functionality", "experience"]
+      categories
     },
     {
       id: "eu-opt-in",
       match: { countries: EEA_AND_UK },
       model: "opt-in",
-      categories: ["measurement", "marketing", "functionality", "experience"],
+      categories,
       validityDays: 365
     },
     {
       id: "unknown-location",
       match: { fallback: true },
       model: "opt-in",
-      categories: ["measurement", "marketing", "functionality", "experience"]
+      categories
     },
     {
       id: "rest-of-world",
       match: { default: true },
       model: "opt-out",
-      categories: ["measurement", "marketing", "functionality", "experience"],
+      categories,
       gpcDenies: ["marketing"]
     }
   ],
