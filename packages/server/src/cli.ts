@@ -16,6 +16,7 @@ import { optionsFromEnvironment, readEnvironment, variablesSet } from "./environ
 import { init } from "./init.js"
 import { keys, keysUsage } from "./keys.js"
 import { servePlan, withLogFlags } from "./serve-options.js"
+import { shareModulesWithConfigs } from "./shared-modules.js"
 import { startServer } from "./start.js"
 import { describeStartupFailure } from "./startup-failure.js"
 import { UsageError } from "./usage-error.js"
@@ -205,6 +206,7 @@ const token = async (kind: string | undefined, values: Values) => {
 }
 
 const main = async () => {
+  shareModulesWithConfigs()
   const { positionals, values } = parseCommandLine()
   const [command, sub] = positionals
   if (values.help === true || command === undefined) return console.log(usage)

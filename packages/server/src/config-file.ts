@@ -68,7 +68,8 @@ const javascriptSyntaxError = (path: string, error: Error) => {
  * (its own relative imports bundled in, packages left to Node, which resolves each from the
  * config's folder exactly as for a `.mjs` config) to one ES module that is imported from memory.
  * Then esbuild's service process is stopped: nothing of the compiler stays in the server, and the
- * config is ESM whatever the project's `"type"` says.
+ * config is ESM whatever the project's `"type"` says. In the `svc` command, `@svc/backend` and
+ * `@svc/schema` are the exception: the config gets the running bundle's own (ADR 0094).
  */
 const packageLookup = { svc: "package" }
 
@@ -76,8 +77,34 @@ const packageLookup = { svc: "package" }
 const firstMessage = (error: unknown): Message | undefined =>
   Predicate.hasProperty(error, "errors") && Array.isArray(error.errors) ? error.errors[0] : undefined
 
+/**
+ * Where the `svc` command registers the packages a config shares with its bundle
+ * (`globalThis[Symbol.for("svc.configSharedModules")]`: package name to the bundle's module
+ * namespace, set by shared-modules.ts; the library never sets it).
+ */
+const sharedModulesName = "svc.configSharedModules"
+
+/** The registry's symbol, for shared-modules.ts. */
+export const sharedModulesKey = Symbol.for(sharedModulesName)
+
+/** The packages the running `svc` command shares with configs, when it registered them. */
+const sharedModules = (): Readonly<Record<string, object>> | undefined => {
+  const registry: unknown = Reflect.get(globalThis, sharedModulesKey)
+  // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- only shareModulesWithConfigs defines it (frozen, not writable)
+  return typeof registry === "object" && registry !== null ? registry as Record<string, object> : undefined
+}
+
+/** The esbuild namespace of the packages a config shares with the running `svc` bundle. */
+const runningBundle = "svc-running-bundle"
+
+/** A module that re-exports a shared package's values from the registry. */
+const sharedModuleSource = (name: string, exported: ReadonlyArray<string>) =>
+  `const shared = globalThis[Symbol.for(${JSON.stringify(sharedModulesName)})][${JSON.stringify(name)}]\n` +
+  `export const { ${exported.join(", ")} } = shared\n`
+
 const importTypeScript = async (path: string): Promise<unknown> => {
   const esbuild = await import("esbuild")
+  const shared = sharedModules()
   const url = pathToFileURL(path).href
   let code: string
   try {
@@ -97,9 +124,11 @@ const importTypeScript = async (path: string): Promise<unknown> => {
         name: "svc-config-packages",
         setup: (build) => {
           // A package import stays an import, of the file it resolves to from the config's folder (a
-          // module imported from memory has no folder to resolve from).
+          // module imported from memory has no folder to resolve from). In the `svc` command, the
+          // packages it shares (shared-modules.ts) are the running bundle's own instead.
           build.onResolve({ filter: /^[^./]/ }, async (args) => {
             if (args.pluginData === packageLookup || builtinModules.includes(args.path.replace(/^node:/, ""))) return
+            if (shared?.[args.path] !== undefined) return { path: args.path, namespace: runningBundle }
             const found = await build.resolve(args.path, {
               kind: args.kind,
               resolveDir: args.resolveDir,
@@ -109,6 +138,10 @@ const importTypeScript = async (path: string): Promise<unknown> => {
               ? { errors: found.errors }
               : { path: pathToFileURL(found.path).href, external: true }
           })
+          build.onLoad({ filter: /.*/, namespace: runningBundle }, (args) => ({
+            contents: sharedModuleSource(args.path, Object.keys(shared?.[args.path] ?? {})),
+            loader: "js"
+          }))
         }
       }]
     })
