@@ -25,7 +25,8 @@ describe.runIf(withBrowser)("/docs in Chromium", () => {
       for (const group of ["policy", "subjects", "consents", "legalDocuments", "records", "events"]) {
         expect(await page.getByText(group, { exact: true }).count(), group).toBeGreaterThan(0)
       }
-      expect(await page.getByText("Consent API").count()).toBeGreaterThan(0)
+      // The document's title renders after the sidebar: waited for, as the first summary is.
+      await page.getByText("Consent API").first().waitFor({ timeout: 30_000 })
       expect(await page.getByText("Generate SDKs").count()).toBe(0)
       expect(await page.getByRole("button", { name: /^Share$/ }).count()).toBe(0)
       expect(await page.getByText("Developer Tools").count()).toBe(0)
