@@ -48,7 +48,13 @@ describeWith(optionalServers.postgres, "partition pruning of the reads over svc_
   const subjectId = newSubjectId()
 
   /** Runs `read`, then EXPLAINs each statement it ran over svc_consents; the scans of each plan. */
-  const plansOf = async (read: Effect.Effect<unknown, unknown, SqlClient.SqlClient | ReadSqlClient | ConsentsRepo | InsightRepo | PeriodRecordsRepo>) => {
+  const plansOf = async (
+    read: Effect.Effect<
+      unknown,
+      unknown,
+      SqlClient.SqlClient | ReadSqlClient | ConsentsRepo | InsightRepo | PeriodRecordsRepo
+    >
+  ) => {
     const db = server.db()
     const captured: Array<readonly [string, ReadonlyArray<unknown>]> = []
     const capture: Statement.Statement.Transformer = (statement) =>
@@ -89,11 +95,14 @@ describeWith(optionalServers.postgres, "partition pruning of the reads over svc_
     for (const givenAt of [Date.UTC(2024, 0, 20), Date.UTC(2024, 1, 10), Date.UTC(2024, 1, 20), Date.UTC(2024, 2, 5)]) {
       expect((await save(server, cookieSave({ subjectId, givenAt }))).status).toBe(200)
     }
-    await db.query(`INSERT INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
+    await db.query(
+      `INSERT INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
         created_at, receipts, action)
       SELECT 'cns_bulk_' || n, '', 'sub_bulk_' || (n % 2000), 'bulk_' || n, 'd', 'cookie_banner', 'example.com',
         ?::bigint + n::bigint * 1000000, ?::bigint + n::bigint * 1000000, '[]', 'accept_all'
-      FROM generate_series(1, 6000) AS n`, [Date.UTC(2024, 0, 1), Date.UTC(2024, 0, 1)])
+      FROM generate_series(1, 6000) AS n`,
+      [Date.UTC(2024, 0, 1), Date.UTC(2024, 0, 1)]
+    )
     await db.query("VACUUM ANALYZE svc_consents")
     const [count] = await db.query("SELECT COUNT(*) AS n FROM svc_consents_2024_02")
     expect(Number(count?.n)).toBeGreaterThan(2000)
@@ -133,8 +142,9 @@ describeWith(optionalServers.postgres, "partition pruning of the reads over svc_
 
   it("the insight page's statements over February read February's partition only, from the insight index", async () => {
     const scope = { tenantId: "", fromMs: Date.UTC(2024, 1, 1), toMs: Date.UTC(2024, 2, 1), domain: null }
-    const plans = await plansOf(Effect.flatMap(InsightRepo, (repo) =>
-      Effect.zip(repo.totals(scope), repo.countries(scope))))
+    const plans = await plansOf(
+      Effect.flatMap(InsightRepo, (repo) => Effect.zip(repo.totals(scope), repo.countries(scope)))
+    )
     expect(plans).toHaveLength(2)
     for (const plan of plans) {
       expect([...new Set(plan.map((scan) => scan.relation))]).toEqual(["svc_consents_2024_02"])
@@ -144,7 +154,9 @@ describeWith(optionalServers.postgres, "partition pruning of the reads over svc_
   })
 
   it("a subject read, with no time bound, reads each month's subject index", async () => {
-    const [plan] = await plansOf(Effect.flatMap(ConsentsRepo, (repo) => repo.listBySubject({ tenantId: "", subjectId })))
+    const [plan] = await plansOf(
+      Effect.flatMap(ConsentsRepo, (repo) => repo.listBySubject({ tenantId: "", subjectId }))
+    )
     expect(plan!.length).toBeGreaterThanOrEqual(4)
     // Every partition is read through an index; those with rows (an empty one's plan is moot) through
     // their subject index.

@@ -24,15 +24,20 @@ describeWith(optionalServers.postgres, "monthly partitions of svc_consents [post
   const server = useServer("postgres", { apiKeys: [API_KEY], transparencyLog })
   const options = (): SvcOptions => ({ database: server.db().database, apiKeys: [API_KEY], transparencyLog })
 
-  it("an instance makes the months ahead at start, when one is missing", async () => {
+  it("an instance makes the months ahead at start, when one is missing; with consentPartitions: external it does not", async () => {
     const db = server.db()
     const ahead = monthPartition(monthAfter(Date.now(), 2))
     await db.query(`DROP TABLE ${ahead}`)
-    expect(await partitionNames(db)).not.toContain(ahead)
-    const second = await startServer({ ...options(), observability: { requests: "none" } }, {
-      port: 0,
-      host: "127.0.0.1"
-    })
+    const start = (extra: Partial<SvcOptions>) =>
+      startServer({ ...options(), ...extra, observability: { requests: "none" } }, { port: 0, host: "127.0.0.1" })
+    const external = await start({ consentPartitions: "external" })
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      expect(await partitionNames(db)).not.toContain(ahead)
+    } finally {
+      await external.close()
+    }
+    const second = await start({})
     try {
       await eventually(async () => (await partitionNames(db)).includes(ahead), 10_000, `${ahead} made`)
     } finally {
@@ -73,20 +78,38 @@ describeWith(optionalServers.postgres, "monthly partitions of svc_consents [post
     await onPartitions(db, (p) => p.ensureAhead(Date.UTC(2015, 1, 1))) // February 2015 too
     const at = (y: number, m: number, d: number) => Date.UTC(y, m, d, 12)
     const saved: Record<string, string> = {}
-    for (const [name, givenAt] of [["april", at(2015, 3, 9)], ["mayEarly", at(2015, 4, 2)], ["mayLate", at(2015, 4, 25)]] as const) {
+    for (const [name, givenAt] of [["april", at(2015, 3, 9)], ["mayEarly", at(2015, 4, 2)], ["mayLate",
+      at(2015, 4, 25)]] as const)
+    {
       const answer = await save(server, cookieSave({ givenAt }))
       expect(answer.status).toBe(200)
       saved[name] = String(answer.body.consentId)
     }
     // Another tenant's act in February 2015: that month is not this instance's to drop.
     const [template] = await db.query("SELECT * FROM svc_consents WHERE id = ?", [saved.april])
-    const other = { ...template, id: "cns_other_tenant_0000000000", tenant_id: "other", act_key: "other-act", given_at: at(2015, 1, 3), log_index: null }
+    const other = {
+      ...template,
+      id: "cns_other_tenant_0000000000",
+      tenant_id: "other",
+      act_key: "other-act",
+      given_at: at(2015, 1, 3),
+      log_index: null
+    }
     const names = Object.keys(other)
-    await db.query(`INSERT INTO svc_consents (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`, Object.values(other))
-    await eventually(async () => {
-      const [pending] = await db.query("SELECT COUNT(*) AS n FROM svc_consents WHERE tenant_id = '' AND log_index IS NULL")
-      return Number(pending?.n) === 0
-    }, 15_000, "every act sequenced")
+    await db.query(
+      `INSERT INTO svc_consents (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`,
+      Object.values(other)
+    )
+    await eventually(
+      async () => {
+        const [pending] = await db.query(
+          "SELECT COUNT(*) AS n FROM svc_consents WHERE tenant_id = '' AND log_index IS NULL"
+        )
+        return Number(pending?.n) === 0
+      },
+      15_000,
+      "every act sequenced"
+    )
     await eventually(async () => (await verifyTransparencyLog(options())).pending === 0, 15_000, "a checkpoint")
     const [sequenced] = await db.query(
       "SELECT COUNT(*) AS n FROM svc_consents WHERE tenant_id = '' AND given_at >= ? AND given_at < ?",
@@ -116,9 +139,11 @@ describeWith(optionalServers.postgres, "monthly partitions of svc_consents [post
     expect(Number(sequenced?.n)).toBeGreaterThanOrEqual(2)
 
     // The same run again drops nothing more.
-    expect((await purgeOnce({ ...options(), retention: { recordDays: 30, dropExpiredMonths: true } }, {
-      now: Date.UTC(2015, 5, 14, 12)
-    })).monthsDropped).toBe(0)
+    expect(
+      (await purgeOnce({ ...options(), retention: { recordDays: 30, dropExpiredMonths: true } }, {
+        now: Date.UTC(2015, 5, 14, 12)
+      })).monthsDropped
+    ).toBe(0)
     // The log: the dropped acts' leaves stay, every checkpoint's root is recomputed and matches.
     const verified = await verifyTransparencyLog(options())
     expect(verified.problems).toEqual([])

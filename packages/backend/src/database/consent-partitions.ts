@@ -60,11 +60,15 @@ export class ConsentPartitions extends Effect.Service<ConsentPartitions>()("@svc
         ? sql<{ name: string; bound: string }>`SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
             FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
             WHERE i.inhparent = to_regclass('svc_consents')`.pipe(Effect.map((rows) =>
-            rows.map((row): ConsentPartition => {
-              const range = bound.exec(row.bound)
-              return { name: row.name, from: range ? Number(range[1]) : undefined, to: range ? Number(range[2]) : undefined }
-            }).sort((a, b) => (a.from ?? Infinity) - (b.from ?? Infinity))
-          ))
+          rows.map((row): ConsentPartition => {
+            const range = bound.exec(row.bound)
+            return {
+              name: row.name,
+              from: range ? Number(range[1]) : undefined,
+              to: range ? Number(range[2]) : undefined
+            }
+          }).sort((a, b) => (a.from ?? Infinity) - (b.from ?? Infinity))
+        ))
         : Effect.succeed<ReadonlyArray<ConsentPartition>>([]))
 
     const locked = <A, E, R>(work: Effect.Effect<A, E, R>) =>
@@ -115,7 +119,7 @@ export class ConsentPartitions extends Effect.Service<ConsentPartitions>()("@svc
               yield* sql`CREATE TABLE svc_consents_default PARTITION OF svc_consents DEFAULT`
               made.push("svc_consents_default")
             }
-            return made as ReadonlyArray<string>
+            return made
           }))
           : Effect.succeed<ReadonlyArray<string>>([]))
 
@@ -143,7 +147,7 @@ export class ConsentPartitions extends Effect.Service<ConsentPartitions>()("@svc
               yield* sql`DROP TABLE ${name}`
               dropped.push({ name: p.name, from: p.from, to: p.to, sequenced })
             }
-            return dropped as ReadonlyArray<DroppedMonth>
+            return dropped
           }))
           : Effect.succeed<ReadonlyArray<DroppedMonth>>([]))
 
@@ -162,7 +166,9 @@ export const ConsentPartitionJobLive = Layer.scopedDiscard(
     const partitions = yield* ConsentPartitions
     const run = Clock.currentTimeMillis.pipe(
       Effect.flatMap(partitions.ensureAhead),
-      Effect.tap((made) => made.length === 0 ? Effect.void : Effect.logInfo(`consent partitions made: ${made.join(", ")}`)),
+      Effect.tap((made) =>
+        made.length === 0 ? Effect.void : Effect.logInfo(`consent partitions made: ${made.join(", ")}`)
+      ),
       Effect.catchAllCause((cause) => Effect.logWarning("consent partition maintenance failed", cause))
     )
     yield* run.pipe(Effect.repeat(Schedule.spaced("1 hour")), Effect.forkScoped)

@@ -179,7 +179,8 @@ export const verifyLog = (verifier: NoteVerifier) =>
     }
     if (dropped !== 0 && rowlessCount !== dropped) {
       problems.push(...rowless, {
-        message: `${rowlessCount} leaves have no row, but retention dropped ${dropped} sequenced records with whole months`
+        message:
+          `${rowlessCount} leaves have no row, but retention dropped ${dropped} sequenced records with whole months`
       })
     }
     for (const { id } of yield* repo.actsPast(tenantId, after, 100)) {

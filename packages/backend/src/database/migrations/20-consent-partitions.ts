@@ -46,9 +46,7 @@ const partition = (sql: SqlClient.SqlClient) =>
     const months = new Set([...withRows.map((row) => Number(row.month)), now, now + 1, now + 2])
     for (const month of [...months].sort((a, b) => a - b)) {
       yield* sql`CREATE TABLE ${sql(monthName(month))} PARTITION OF svc_consents_partitioned
-        FOR VALUES FROM (${sql.literal(String(monthStart(month)))}) TO (${
-        sql.literal(String(monthStart(month + 1)))
-      })`
+        FOR VALUES FROM (${sql.literal(String(monthStart(month)))}) TO (${sql.literal(String(monthStart(month + 1)))})`
     }
     yield* sql`CREATE TABLE svc_consents_default PARTITION OF svc_consents_partitioned DEFAULT`
     yield* sql`INSERT INTO svc_consents_partitioned SELECT * FROM svc_consents`
