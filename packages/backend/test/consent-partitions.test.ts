@@ -6,6 +6,7 @@
 // Elsewhere svc_consents stays one table and the same calls change nothing.
 import { generateLogSignerKey, purgeOnce, type SvcOptions, verifyTransparencyLog } from "@svc/backend"
 import { startServer } from "@svc/server"
+import pg from "pg"
 import { describe, expect, it } from "vitest"
 import { call, cookieSave, newSubjectId, save } from "./support/consent-saves.js"
 import { monthAfter, monthPartition, onPartitions, partitionNames, partitionOf } from "./support/consent-partitions.js"
@@ -153,6 +154,42 @@ describeWith(optionalServers.postgres, "monthly partitions of svc_consents [post
     expect(tampered.problems.map((p) => p.consentId)).toContain(saved.mayLate)
     expect(tampered.problems.map((p) => p.message).join("\n")).toMatch(/retention dropped \d+ sequenced records/)
   }, 60_000)
+
+  it(
+    "a drop that cannot get the table (a long read holds it) waits for the next run; its rows are retired meanwhile",
+    async () => {
+      const db = server.db()
+      await onPartitions(db, (p) => p.ensureAhead(Date.UTC(2016, 0, 1)))
+      const january = await save(server, cookieSave({ givenAt: Date.UTC(2016, 0, 10) }))
+      expect(await partitionOf(db, january.body.consentId)).toBe("svc_consents_2016_01")
+      const reader = new pg.Client({ connectionString: db.database.url })
+      await reader.connect()
+      const purge = () =>
+        purgeOnce({ ...options(), retention: { recordDays: 30, dropExpiredMonths: true } }, {
+          now: Date.UTC(2016, 3, 15)
+        })
+      try {
+        await reader.query(`SET search_path TO ${db.database.schema}`)
+        await reader.query("BEGIN")
+        await reader.query("SELECT COUNT(*) FROM svc_consents")
+        const held = await purge()
+        expect(held.monthsDropped).toBe(0)
+        expect(held.recordsRetired).toBeGreaterThanOrEqual(1)
+        const [retired] = await db.query("SELECT subject_id FROM svc_consents WHERE id = ?", [january.body.consentId])
+        expect(retired?.subject_id).toBe("retired")
+      } finally {
+        await reader.query("ROLLBACK")
+        await reader.end()
+      }
+      const free = await purge()
+      expect(free.monthsDropped).toBeGreaterThanOrEqual(2)
+      const left = await partitionNames(db)
+      expect(left).not.toContain("svc_consents_2016_01")
+      expect(left).not.toContain("svc_consents_2016_02")
+      expect(left).toContain("svc_consents_2016_03")
+    },
+    60_000
+  )
 })
 
 describe.each(dialects.filter((d) => d !== "postgres"))("svc_consents stays one table [%s]", (dialect) => {

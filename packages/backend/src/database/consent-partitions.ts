@@ -26,8 +26,8 @@ const bound = /FROM \('?(-?\d+)'?\) TO \('?(-?\d+)'?\)/
 /**
  * The monthly partitions of `svc_consents` on PostgreSQL (migration 20, ADR 0095). Every change
  * runs in a transaction holding one advisory lock per schema, so replicas doing it at once
- * take turns and the second finds the work done; `lock_timeout` keeps one from queueing the
- * table's saves behind a long export (it fails, and the next run tries again). Elsewhere
+ * take turns and the second finds the work done; `lock_timeout` (1 s) keeps one from queueing
+ * the table's saves behind a long export (it fails, and the next run tries again). Elsewhere
  * (`svc_consents` is one table) every operation is a no-op.
  *
  * @example
@@ -74,7 +74,7 @@ export class ConsentPartitions extends Effect.Service<ConsentPartitions>()("@svc
     const locked = <A, E, R>(work: Effect.Effect<A, E, R>) =>
       sql.withTransaction(
         sql`SELECT pg_advisory_xact_lock(hashtext('svc_consents partitions'), hashtext(current_schema()))`.pipe(
-          Effect.zipRight(sql`SET LOCAL lock_timeout = '5s'`),
+          Effect.zipRight(sql`SET LOCAL lock_timeout = '1s'`),
           Effect.zipRight(work)
         )
       )
