@@ -8,7 +8,7 @@ import { generateLogSignerKey, purgeOnce, type SvcOptions, verifyTransparencyLog
 import { startServer } from "@svc/server"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
-import { call, cookieSave, newSubjectId, save } from "./support/consent-saves.js"
+import { bearer, call, cookieSave, newSubjectId, save } from "./support/consent-saves.js"
 import { monthAfter, monthPartition, onPartitions, partitionNames, partitionOf } from "./support/consent-partitions.js"
 import { dialects } from "./support/dialects.js"
 import { optionalServers } from "./support/optional-servers.js"
@@ -148,6 +148,9 @@ describeWith(optionalServers.postgres, "monthly partitions of svc_consents [post
     // The log: the dropped acts' leaves stay, every checkpoint's root is recomputed and matches.
     const verified = await verifyTransparencyLog(options())
     expect(verified.problems).toEqual([])
+    // A dropped record has no proof any more; a kept one (retired in May) still has its proof.
+    expect((await call(server, "GET", `/log/proof/${saved.april}`, undefined, bearer(API_KEY))).status).toBe(404)
+    expect((await call(server, "GET", `/log/proof/${saved.mayEarly}`, undefined, bearer(API_KEY))).status).toBe(200)
     // A row deleted by hand is still named: the missing rows no longer match the drops' count.
     await db.query("DELETE FROM svc_consents WHERE id = ?", [saved.mayLate])
     const tampered = await verifyTransparencyLog(options())

@@ -18,6 +18,9 @@ import { monthName, monthOf, monthStart } from "../consent-months.js"
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const binary = sql.literal(
+    sql.onDialectOrElse({ mysql: () => " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", orElse: () => "" })
+  )
   yield* sql`CREATE TABLE svc_consent_drops (
     tenant_id VARCHAR(255) NOT NULL,
     month_start BIGINT NOT NULL,
@@ -25,7 +28,7 @@ export default Effect.gen(function*() {
     sequenced BIGINT NOT NULL,
     dropped_at BIGINT NOT NULL,
     PRIMARY KEY (tenant_id, month_start)
-  )`
+  )${binary}`
   yield* sql.onDialectOrElse({ pg: () => partition(sql), orElse: () => Effect.void })
 })
 
