@@ -46,8 +46,9 @@ export interface RetentionReport {
  * subjects those retirements (or an erasure's unlinking) left with no record and no identity link.
  * With `dropExpiredMonths` on a partitioned PostgreSQL table, each month wholly past `recordDays`
  * is dropped first (`ConsentPartitions.dropMonthsBefore`), so the sweeps only meet the rows of
- * the month the cutoff falls in (and of the default partition). Without `retention` only expiry runs. A running instance (and `SvcServices.layer`) runs it every
- * `retention.intervalMinutes`; `runOnce` is one run now (what `svc purge` does).
+ * the month the cutoff falls in (and of the default partition). Without `retention` only expiry
+ * runs. A running instance (and `SvcServices.layer`) runs it every `retention.intervalMinutes`;
+ * `runOnce` is one run now (what `svc purge` does).
  *
  * @example
  * ```ts
