@@ -55,7 +55,8 @@ describe.each(dialects)("retention [%s]", (dialect) => {
       userAgentsCleared: 3,
       recordsRetired: 1,
       choicesExpired: 3,
-      subjectsDeleted: 1
+      subjectsDeleted: 1,
+      monthsDropped: 0
     })
     expect(await row(r10)).toMatchObject({
       ip_address: expect.stringMatching(/^198\.51\.100\./),
@@ -79,7 +80,8 @@ describe.each(dialects)("retention [%s]", (dialect) => {
       userAgentsCleared: 0,
       recordsRetired: 0,
       choicesExpired: 0,
-      subjectsDeleted: 0
+      subjectsDeleted: 0,
+      monthsDropped: 0
     })
     // 25 days later r10 (35 days) and the 20-day record (45) lose their IPs, r45 (70) its user agent
     expect(await purge(now + 25 * DAY)).toEqual({
@@ -87,7 +89,8 @@ describe.each(dialects)("retention [%s]", (dialect) => {
       userAgentsCleared: 1,
       recordsRetired: 0,
       choicesExpired: 0,
-      subjectsDeleted: 0
+      subjectsDeleted: 0,
+      monthsDropped: 0
     })
     expect(await row(r10)).toMatchObject({ ip_address: null, user_agent: "RetainedBrowser/1" })
     expect(await row(r45)).toMatchObject({ user_agent: null })

@@ -104,6 +104,8 @@ export interface ResolvedConfig {
   readonly rateLimit: ResolvedRateLimit | undefined
   /** `retention` as given: each absent window keeps forever; `intervalMinutes` defaults to 60. */
   readonly retention: RetentionOptions | undefined
+  /** Who makes `svc_consents`' monthly partitions ahead on PostgreSQL (`consentPartitions`, default `"svc"`). */
+  readonly consentPartitions: "svc" | "external"
   /** Webhooks, the NATS sink, custom sinks and delivery settings (`webhooks` and `events`). */
   readonly events: ResolvedEvents
   /** `undefined` when `telemetry` exports nothing: no metric is recorded and no tracer runs. */

@@ -221,7 +221,12 @@ export const RetentionOptions = Schema.Struct({
   /** Retire a record (keep it only as anonymous proof of the act) this many days after its act. */
   recordDays: Schema.optional(RetentionDays),
   /** How often a running instance applies the rules, in minutes. Default 60. */
-  intervalMinutes: Schema.optional(Schema.Int.pipe(Schema.between(1, 10_080)))
+  intervalMinutes: Schema.optional(Schema.Int.pipe(Schema.between(1, 10_080))),
+  /**
+   * PostgreSQL (partitioned `svc_consents`): with `recordDays`, drop each month whose acts are all
+   * past it, records and anonymous proof alike, instead of retiring its rows one by one. Default false.
+   */
+  dropExpiredMonths: Schema.optional(Schema.Boolean)
 })
 
 /** One route group's limit: `limit` requests per `windowSeconds` (default 60) per client. */
@@ -474,6 +479,11 @@ export const ConfigOptions = Schema.Struct({
   script: Schema.optional(ScriptOptions),
   rateLimit: Schema.optional(RateLimitOptions),
   retention: Schema.optional(RetentionOptions),
+  /**
+   * PostgreSQL: who makes the monthly partitions of `svc_consents` ahead: `"svc"` (default, every
+   * instance at start and hourly) or `"external"` (pg_partman or the operator; svc makes none).
+   */
+  consentPartitions: Schema.optional(Schema.Literal("svc", "external")),
   /** Endpoints that receive consent events (Standard Webhooks). */
   webhooks: Schema.optional(Schema.Array(WebhookOptions)),
   /** Event stream sink (NATS JetStream), custom sinks and delivery settings. */

@@ -211,6 +211,7 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
     sessions: options.sessions ?? {},
     rateLimit: resolveRateLimit(options.rateLimit, tenantId, options.ipAddress?.ipAddressHeaders),
     retention: options.retention,
+    consentPartitions: options.consentPartitions ?? "svc",
     events: resolveEvents(options.webhooks, options.events),
     telemetry: resolveTelemetry(options.telemetry)
   }

@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { Consents } from "../consents/consents.js"
+import { ConsentPartitionJobLive } from "../database/consent-partitions.js"
 import { ConsentReads } from "../consents/reads.js"
 import { Experiments } from "../experiments/summaries.js"
 import { GeoIp } from "../geo/geo-ip.js"
@@ -51,5 +52,7 @@ export const ServicesLive = Layer.mergeAll(
   Readiness.Default,
   LogProofs.Default,
   // The periodic retention run of every instance (safe with many: see RetentionRepo).
-  RetentionJobLive.pipe(Layer.provideMerge(Retention.Default))
+  RetentionJobLive.pipe(Layer.provideMerge(Retention.Default)),
+  // The monthly partitions of svc_consents made ahead on PostgreSQL (safe with many: one advisory lock).
+  ConsentPartitionJobLive
 )

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { PolicyPack } from "@svc/schema"
 import { Clock, Effect, Layer, Schedule } from "effect"
 import { SvcConfig } from "../config/resolved.js"
+import { ConsentPartitions } from "../database/consent-partitions.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { retryDeadlocks } from "../database/deadlock.js"
 import { PolicyManifest } from "../policy/manifest.js"
@@ -32,6 +33,8 @@ export interface RetentionReport {
   readonly choicesExpired: number
   /** Subjects left with no record and no identity link, deleted (only with `recordDays`). */
   readonly subjectsDeleted: number
+  /** Month partitions dropped whole (PostgreSQL with `recordDays` and `dropExpiredMonths` only). */
+  readonly monthsDropped: number
 }
 
 /**
@@ -41,8 +44,11 @@ export interface RetentionReport {
  * the act happened: no subject, no IP, user agent or journey); marks cookie-banner choices past
  * their rule's `validityDays` (365 without a rule) as expired; with `recordDays`, then deletes the
  * subjects those retirements (or an erasure's unlinking) left with no record and no identity link.
- * Without `retention` only expiry runs. A running instance (and `SvcServices.layer`) runs it every
- * `retention.intervalMinutes`; `runOnce` is one run now (what `svc purge` does).
+ * With `dropExpiredMonths` on a partitioned PostgreSQL table, each month wholly past `recordDays`
+ * is dropped first (`ConsentPartitions.dropMonthsBefore`), so the sweeps only meet the rows of
+ * the month the cutoff falls in (and of the default partition). Without `retention` only expiry
+ * runs. A running instance (and `SvcServices.layer`) runs it every `retention.intervalMinutes`;
+ * `runOnce` is one run now (what `svc purge` does).
  *
  * @example
  * ```ts
@@ -53,12 +59,13 @@ export interface RetentionReport {
  * ```
  */
 export class Retention extends Effect.Service<Retention>()("@svc/backend/Retention", {
-  dependencies: [RetentionRepo.Default, PolicyManifest.Default],
+  dependencies: [RetentionRepo.Default, PolicyManifest.Default, ConsentPartitions.Default],
   effect: Effect.gen(function*() {
     const config = yield* SvcConfig
     const repo = yield* RetentionRepo
     const sql = yield* SqlClient.SqlClient
     const manifest = yield* PolicyManifest
+    const partitions = yield* ConsentPartitions
     const tenantId = config.tenantId ?? ""
     const retention = config.retention
     const rules: ReadonlyArray<PolicyPack> = config.manifest.policyRules
@@ -107,6 +114,16 @@ export class Retention extends Effect.Service<Retention>()("@svc/backend/Retenti
         const ipCutoff = days(retention?.ipAddressDays, now)
         const uaCutoff = days(retention?.userAgentDays, now)
         const recordCutoff = days(retention?.recordDays, now)
+        const dropping = recordCutoff !== undefined && retention?.dropExpiredMonths === true
+        // A drop that cannot have its lock (a long export reading the table) waits for the next run;
+        // this run's sweeps retire those months' rows meanwhile.
+        const monthsDropped = dropping
+          ? (yield* partitions.dropMonthsBefore(tenantId, recordCutoff, now).pipe(
+            Effect.catchAll((error) =>
+              Effect.as(Effect.logWarning("retention: dropping expired months failed; retiring their rows", error), [])
+            )
+          )).length
+          : 0
         const report: RetentionReport = {
           ipAddressesCleared: ipCutoff === undefined ? 0 : yield* sweep("ipAddress", ipCutoff, now),
           userAgentsCleared: uaCutoff === undefined ? 0 : yield* sweep("userAgent", uaCutoff, now),
@@ -121,12 +138,13 @@ export class Retention extends Effect.Service<Retention>()("@svc/backend/Retenti
                 r.id
               )
             })),
-          subjectsDeleted: recordCutoff === undefined ? 0 : yield* deleteIdleSubjects
+          subjectsDeleted: recordCutoff === undefined ? 0 : yield* deleteIdleSubjects,
+          monthsDropped
         }
         yield* Effect.logInfo(
           `retention: ${report.ipAddressesCleared} IP addresses cleared, ${report.userAgentsCleared} user agents cleared, ` +
             `${report.recordsRetired} records retired, ${report.choicesExpired} choices expired, ` +
-            `${report.subjectsDeleted} idle subjects deleted`
+            `${report.subjectsDeleted} idle subjects deleted` + (dropping ? `, ${monthsDropped} months dropped` : "")
         )
         return report
       }).pipe(orDatabaseError)

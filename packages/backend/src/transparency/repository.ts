@@ -232,6 +232,11 @@ export class LogRepo extends Effect.Service<LogRepo>()("@svc/backend/LogRepo", {
               ORDER BY tree_size`
       })(undefined)
 
+    /** How many sequenced acts retention dropped with whole months (`svc_consent_drops`). */
+    const droppedSequenced = (tenantId: string) =>
+      sql<{ n: number | string | null }>`SELECT SUM(sequenced) AS n FROM svc_consent_drops
+        WHERE tenant_id = ${tenantId}`.pipe(Effect.map((rows) => Number(rows[0]?.n ?? 0)))
+
     const unsequenced = (tenantId: string) =>
       sql<{ n: number | string }>`SELECT COUNT(*) AS n FROM svc_consents c
         WHERE c.tenant_id = ${tenantId} AND c.log_index IS NULL`.pipe(Effect.map((rows) => Number(rows[0]?.n ?? 0)))
@@ -248,6 +253,7 @@ export class LogRepo extends Effect.Service<LogRepo>()("@svc/backend/LogRepo", {
       leavesPage,
       indexedActs,
       actsPast,
+      droppedSequenced,
       checkpoints,
       unsequenced
     } as const

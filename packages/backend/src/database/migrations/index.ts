@@ -20,6 +20,7 @@ import consentExpiredAt from "./16-consent-expired-at.js"
 import consentInsightIndex from "./17-consent-insight-index.js"
 import consentCountry from "./18-consent-country.js"
 import transparencyLog from "./19-transparency-log.js"
+import consentPartitions from "./20-consent-partitions.js"
 
 /**
  * Numbered migrations, one change each; a new one gets the next number and never edits an old one.
@@ -60,7 +61,8 @@ export const migrations: ReadonlyArray<
   [16, "consent-expired-at", consentExpiredAt],
   [17, "consent-insight-index", consentInsightIndex],
   [18, "consent-country", consentCountry],
-  [19, "transparency-log", transparencyLog]
+  [19, "transparency-log", transparencyLog],
+  [20, "consent-partitions", consentPartitions]
 ]
 
 /** A migration step that failed: which one, and the driver's reason (never the connection URL). */
