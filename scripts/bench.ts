@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- name ...]`: runs each benchmark in its own process, one after another, so
  * they never compete for the machine's two cores. Names: init, subjects, summary, client, export,
- * export-proofs, events, telemetry, insight, verify.
+ * export-proofs, events, telemetry, insight, verify,
+ * scale (PostgreSQL, 20M consents; long, so run only when named).
  * Numbers are printed, never asserted: speed targets live here, not in the test suite.
  */
 import { spawnSync } from "node:child_process"
@@ -20,8 +21,12 @@ const benches: Record<string, string> = {
   events: "bench/events.ts",
   telemetry: "bench/telemetry.ts",
   insight: "bench/insight.ts",
-  verify: "bench/verify.ts"
+  verify: "bench/verify.ts",
+  scale: "bench/scale.ts"
 }
+
+/** Benchmarks too long for the full run: only run when named. */
+const onlyWhenNamed = new Set(["scale"])
 
 const requested = process.argv.slice(2)
 const unknown = requested.filter((name) => !(name in benches))
@@ -35,7 +40,7 @@ const memoryDir = mkdtempSync(join(tmpdir(), "svc-bench-memory-"))
 const memoryFile = join(memoryDir, "memory.jsonl")
 
 let failed = 0
-for (const name of requested.length > 0 ? requested : Object.keys(benches)) {
+for (const name of requested.length > 0 ? requested : Object.keys(benches).filter((n) => !onlyWhenNamed.has(n))) {
   const file = fileURLToPath(new URL(benches[name]!, import.meta.url))
   if (!existsSync(file)) {
     console.log(`\n== ${name}: not present (${benches[name]})`)
