@@ -75,7 +75,11 @@ const generate = (schema: string) =>
 /** The statements `read` runs over svc_consents, each EXPLAINed (ANALYZE, BUFFERS) with its parameters. */
 const plansOf = (
   schema: string,
-  read: Effect.Effect<unknown, unknown, SqlClient.SqlClient | ReadSqlClient | ConsentsRepo | InsightRepo | PeriodRecordsRepo>
+  read: Effect.Effect<
+    unknown,
+    unknown,
+    SqlClient.SqlClient | ReadSqlClient | ConsentsRepo | InsightRepo | PeriodRecordsRepo
+  >
 ) => {
   const captured: Array<readonly [string, ReadonlyArray<unknown>]> = []
   const capture: Statement.Statement.Transformer = (statement) =>
@@ -179,6 +183,12 @@ const walSince = async (client: pg.Client, before: WalNow) => {
   }
 }
 
+/** The subjects, as a save makes them (no identity link). */
+const generateSubjects = (schema: string) =>
+  `INSERT INTO ${schema}.svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at)
+  SELECT 'sub_scale' || lpad(n::text, 8, '0'), '', NULL, NULL, 0, ${FROM}, ${FROM}
+  FROM generate_series(0, ${SUBJECTS - 1}) AS n`
+
 /** CPU seconds so far of the PostgreSQL backends serving connections named `name`. */
 const backendsCpu = async (client: pg.Client, name: string) => {
   const { rows } = await client.query<{ pid: number }>(
@@ -217,16 +227,20 @@ const saveCost = async (client: pg.Client, origin: string, pid: number, name: st
     } saves/s (~${saves.toLocaleString("en-US")} saves), p99 ${saved.p99} ms, ${saved.errors} errors`
   )
   console.log(
-    `  svc CPU ${(svcCpu * 1e6 / saves).toFixed(0)} µs per save; its ${backendsAfter.count} PostgreSQL backends (${
-      backendsBefore.count
-    } before) ${((backendsAfter.seconds - backendsBefore.seconds) * 1e6 / saves).toFixed(0)} µs per save`
+    `  svc CPU ${
+      (svcCpu * 1e6 / saves).toFixed(0)
+    } µs per save; its ${backendsAfter.count} PostgreSQL backends (${backendsBefore.count} before) ${
+      ((backendsAfter.seconds - backendsBefore.seconds) * 1e6 / saves).toFixed(0)
+    } µs per save`
   )
   console.log(
-    `  WAL during the saves (whole cluster, ${elapsed.toFixed(1)} s): ${during.lsnBytes.toLocaleString("en-US")} bytes, ${
+    `  WAL during the saves (whole cluster, ${elapsed.toFixed(1)} s): ${
+      during.lsnBytes.toLocaleString("en-US")
+    } bytes, ${
       during.records.toLocaleString("en-US")
-    } records, ${during.fpi} full-page images, ${during.syncs} WAL syncs; per save ${
-      per(during.lsnBytes)
-    } bytes, ${per(during.records)} records, ${per(during.fpi)} FPIs, ${per(during.syncs)} syncs`
+    } records, ${during.fpi} full-page images, ${during.syncs} WAL syncs; per save ${per(during.lsnBytes)} bytes, ${
+      per(during.records)
+    } records, ${per(during.fpi)} FPIs, ${per(during.syncs)} syncs`
   )
   console.log(
     `  WAL in an idle window of ${SAVE_SECONDS} s just before (other work on the cluster): ${
@@ -274,14 +288,15 @@ export const run = async (): Promise<void> => {
       )
     }
     let started = performance.now()
+    await client.query(generateSubjects(schema))
     await client.query(generate(schema))
     console.log(
-      `generated ${ROWS.toLocaleString("en-US")} consents of ${SUBJECTS.toLocaleString("en-US")} subjects over ${MONTHS} months (${
-        day(FROM)
-      } to ${day(monthStart(thisMonth) - 1)}) in ${seconds(started)} s`
+      `generated ${ROWS.toLocaleString("en-US")} consents of ${
+        SUBJECTS.toLocaleString("en-US")
+      } subjects over ${MONTHS} months (${day(FROM)} to ${day(monthStart(thisMonth) - 1)}) in ${seconds(started)} s`
     )
     started = performance.now()
-    await client.query(`VACUUM ANALYZE ${schema}.svc_consents`)
+    await client.query(`VACUUM ANALYZE ${schema}.svc_consents, ${schema}.svc_subjects`)
     console.log(`VACUUM ANALYZE in ${seconds(started)} s`)
     console.log(`svc_consents: ${await tableSize(client, schema)}`)
 
@@ -330,25 +345,34 @@ export const run = async (): Promise<void> => {
     const scope = { tenantId: "", fromMs: monthStart(sampleMonth), toMs: monthStart(sampleMonth + 1), domain: null }
     printPlans(
       "GET /subjects/:id",
-      await plansOf(schema, Effect.flatMap(ConsentsRepo, (repo) => repo.listBySubject({ tenantId: "", subjectId: subjectName(1) })))
+      await plansOf(
+        schema,
+        Effect.flatMap(ConsentsRepo, (repo) => repo.listBySubject({ tenantId: "", subjectId: subjectName(1) }))
+      )
     )
     printPlans(
       "GET /consents/export, first page",
-      await plansOf(schema, Effect.flatMap(PeriodRecordsRepo, (repo) =>
-        repo.page({
-          tenantId: "",
-          fromMs: scope.fromMs,
-          toMs: scope.toMs - 1,
-          type: undefined,
-          domain: undefined,
-          policyId: undefined,
-          after: undefined,
-          limit: 25
-        })))
+      await plansOf(
+        schema,
+        Effect.flatMap(PeriodRecordsRepo, (repo) =>
+          repo.page({
+            tenantId: "",
+            fromMs: scope.fromMs,
+            toMs: scope.toMs - 1,
+            type: undefined,
+            domain: undefined,
+            policyId: undefined,
+            after: undefined,
+            limit: 25
+          }))
+      )
     )
     printPlans(
       "GET /insight",
-      await plansOf(schema, Effect.flatMap(InsightRepo, (repo) => Effect.zip(repo.totals(scope), repo.countries(scope))))
+      await plansOf(
+        schema,
+        Effect.flatMap(InsightRepo, (repo) => Effect.zip(repo.totals(scope), repo.countries(scope)))
+      )
     )
   } finally {
     if (KEEP) console.log(`kept schema ${schema}`)
