@@ -23,7 +23,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { verifyConsentProof } from "@svc/client"
-import { freePort, ROOT, rssMb, startNode, stop, SVC_BIN } from "./processes.js"
+import { buildServerBundle, freePort, rssMb, startNode, stop, SVC_BIN } from "./processes.js"
 import { loadSyntheticConsents, sampleRss, waitForLog } from "./synthetic-consents.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 100_000)
@@ -100,8 +100,7 @@ const measure = async (url: string, pid: number, proofs: boolean) => {
 
 const dir = await mkdtemp(join(tmpdir(), "svc-bench-export-proofs-"))
 try {
-  const build = spawnSync(process.execPath, ["build.mjs"], { cwd: join(ROOT, "packages/server"), encoding: "utf8" })
-  if (build.status !== 0) throw new Error(`building the server bundle failed: ${build.stderr}`)
+  buildServerBundle()
   const file = join(dir, "export-proofs.db")
   const config = join(dir, "svc.config.json")
   await writeFile(

@@ -19,12 +19,11 @@
  *   SVC_BENCH_EXPORT_DB=/tmp/export.db ...             (loads that file once, reuses it after)
  */
 import autocannon from "autocannon"
-import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freePort, ROOT, rssMb, startNode, stop, SVC_BIN } from "./processes.js"
+import { buildServerBundle, freePort, rssMb, startNode, stop, SVC_BIN } from "./processes.js"
 import { loadSyntheticConsents, sampleRss } from "./synthetic-consents.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 1_000_000)
@@ -102,8 +101,7 @@ try {
   const heap = process.env.SVC_BENCH_HEAP_MB === undefined
     ? []
     : [`--max-old-space-size=${process.env.SVC_BENCH_HEAP_MB}`]
-  const build = spawnSync(process.execPath, ["build.mjs"], { cwd: join(ROOT, "packages/server"), encoding: "utf8" })
-  if (build.status !== 0) throw new Error(`building the server bundle failed: ${build.stderr}`)
+  buildServerBundle()
   const config = join(dir, "svc.config.json")
   await writeFile(
     config,

@@ -1,5 +1,5 @@
 /** Child processes for the benchmarks: free ports, start-until-ready, stop, peak memory. */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { appendFile, readFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
@@ -152,4 +152,10 @@ export const cpuSeconds = async (pid: number) => {
   // Fields after the command name (which may hold spaces) start at the state, field 3.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime: fields 14 and 15, in ticks of 10 ms
+}
+
+/** Rebuilds `svc serve`'s bundle (it runs the bundled build when present), so the figures are of this source. */
+export const buildServerBundle = () => {
+  const build = spawnSync(process.execPath, ["build.mjs"], { cwd: join(ROOT, "packages/server"), encoding: "utf8" })
+  if (build.status !== 0) throw new Error(`building the server bundle failed: ${build.stderr}`)
 }

@@ -26,7 +26,17 @@ import autocannon from "autocannon"
 import { type ChildProcess, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
-import { BASELINE_BIN, cpuSeconds, freePort, ROOT, ROUNDS, startNode, stop, SVC_BIN } from "./processes.js"
+import {
+  BASELINE_BIN,
+  cpuSeconds,
+  freePort,
+  ROOT,
+  ROUNDS,
+  startNode,
+  stop,
+  SVC_BIN,
+  buildServerBundle
+} from "./processes.js"
 import { ceilingSource } from "./subjects-ceiling.js"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
@@ -386,9 +396,7 @@ const printRows = (rows: ReadonlyArray<Row>) => {
 }
 
 export const run = async (): Promise<void> => {
-  // `svc serve` runs the bundled build when present: rebuild it so the figures are of this source.
-  const build = spawnSync(process.execPath, ["build.mjs"], { cwd: join(ROOT, "packages/server"), encoding: "utf8" })
-  if (build.status !== 0) throw new Error(`building the server bundle failed: ${build.stderr}`)
+  buildServerBundle()
   const rows: Array<Row> = []
   // SVC_BENCH_DIALECTS=sqlite (or postgres) runs one dialect only.
   const dialects = (process.env.SVC_BENCH_DIALECTS ?? "sqlite,postgres").split(",").filter((d): d is Dialect =>

@@ -14,15 +14,14 @@ import { spawnSync } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freePort, ROOT, startNode, stop } from "./processes.js"
+import { buildServerBundle, freePort, ROOT, startNode, stop } from "./processes.js"
 import { loadSyntheticConsents, waitForLog } from "./synthetic-consents.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 1_000_000)
 const svcBin = join(ROOT, "packages/server/bin/svc.js")
 const dir = await mkdtemp(join(tmpdir(), "svc-bench-verify-"))
 try {
-  const build = spawnSync(process.execPath, ["build.mjs"], { cwd: join(ROOT, "packages/server"), encoding: "utf8" })
-  if (build.status !== 0) throw new Error(`building the server bundle failed: ${build.stderr}`)
+  buildServerBundle()
   const file = join(dir, "verify.db")
   const config = join(dir, "svc.config.json")
   await writeFile(
