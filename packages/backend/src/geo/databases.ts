@@ -1,4 +1,4 @@
-import { Reader, type Response } from "maxmind"
+import type { Response } from "maxmind"
 import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { tableKey } from "./address.js"
@@ -21,16 +21,26 @@ export interface LoadedDatabase {
 /** The built-in table's file, shipped in the package (`npm run build:geo` derives it). */
 export const builtInPath = (): string => createRequire(import.meta.url).resolve("@svc/backend/geo-data")
 
-/** The built-in DB-IP Lite table (country and first-level subdivision per range). */
-export const loadBuiltIn = async (path: string): Promise<LoadedDatabase> => {
-  const table = RangeTable.decode(await readFile(path))
+/**
+ * The built-in DB-IP Lite table (country and first-level subdivision per range), opened from its
+ * file: the process holds its index, and each lookup reads the few ranges it needs (see
+ * range-table.ts). `close` closes the file.
+ */
+export const openBuiltIn = (path: string): LoadedDatabase & { readonly close: () => void } => {
+  const table = RangeTable.open(path)
   return {
     kind: "built-in",
     buildDate: new Date(table.header.buildDate),
     lookup: (ip) => {
       const key = tableKey(ip)
-      return key === null ? null : key.family === 4 ? table.ipv4(key.address) : table.ipv6(key.high, key.low)
-    }
+      if (key === null) return null
+      try {
+        return key.family === 4 ? table.ipv4(key.address) : table.ipv6(key.high, key.low)
+      } catch {
+        return null // the file could not be read (an I/O error): no location, as for an unknown address
+      }
+    },
+    close: () => table.close()
   }
 }
 
@@ -55,8 +65,12 @@ export const readMaxMindRecord = (record: Response | null): IpLocation | null =>
   return { country: code, region: isoCode(first) }
 }
 
-/** An operator's MaxMind-format file, read whole into memory (the reader's way: lookups never touch the disk). */
+/**
+ * An operator's MaxMind-format file, read whole into memory (the reader's way: lookups never touch
+ * the disk). The `maxmind` package is loaded here, by the servers that use such a file only.
+ */
 export const loadMaxMindFile = async (path: string): Promise<LoadedDatabase> => {
+  const { Reader } = await import("maxmind")
   const reader = new Reader<Response>(await readFile(path))
   return {
     kind: "file",

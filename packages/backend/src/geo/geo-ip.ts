@@ -1,7 +1,7 @@
 import { Clock, Duration, Effect, Schedule } from "effect"
 import { stat } from "node:fs/promises"
 import { SvcConfig } from "../config/resolved.js"
-import { builtInPath, type IpLocation, loadBuiltIn, type LoadedDatabase, loadMaxMindFile } from "./databases.js"
+import { builtInPath, type IpLocation, type LoadedDatabase, loadMaxMindFile, openBuiltIn } from "./databases.js"
 
 export type { IpLocation } from "./databases.js"
 
@@ -34,7 +34,11 @@ export class GeoIp extends Effect.Service<GeoIp>()("@svc/backend/GeoIp", {
       current === null ? null : { kind: current.kind, buildDate: current.buildDate }
 
     if (setting._tag === "BuiltIn") {
-      current = yield* Effect.tryPromise(() => loadBuiltIn(builtInPath())).pipe(
+      // Open for the scope's life: lookups read the table's file (closed when the scope closes).
+      current = yield* Effect.acquireRelease(
+        Effect.try(() => openBuiltIn(builtInPath())),
+        (table) => Effect.sync(() => table.close())
+      ).pipe(
         Effect.tapError((error) =>
           Effect.logWarning(
             "The built-in IP location data could not be read (run `npm run build:geo`); /init locates visitors by override and edge headers only"
