@@ -1,5 +1,4 @@
-import { jetstream } from "@nats-io/jetstream"
-import { connect, type NatsConnection } from "@nats-io/transport-node"
+import type { NatsConnection } from "@nats-io/transport-node"
 import { Effect, Predicate } from "effect"
 import { propertyOf } from "../codec/guards.js"
 import { Delivered, type EventSink, type OutgoingEvent, RetryLater } from "../config/event-sinks.js"
@@ -16,7 +15,8 @@ const describe = (error: unknown): string => {
  * NATS JetStream as a sink: each event is published to `subject` with its id as `Nats-Msg-Id`
  * (the stream drops a redelivery inside its duplicate window) and counts as delivered only once
  * the stream acknowledges it. The connection is opened on first use and again after it closes,
- * so svc starts, and keeps events in the outbox, while NATS is down. Closed with the scope.
+ * so svc starts, and keeps events in the outbox, while NATS is down. Closed with the scope. The NATS
+ * client packages are loaded on first use, by servers that deliver to NATS only.
  */
 export const natsSink = (
   settings: { readonly servers: ReadonlyArray<string>; readonly subject: string },
@@ -25,12 +25,14 @@ export const natsSink = (
   Effect.gen(function*() {
     let connection: Promise<NatsConnection> | undefined
     const connected = () => {
-      connection ??= connect({
-        servers: [...settings.servers],
-        timeout: timeoutMs,
-        reconnect: true,
-        maxReconnectAttempts: -1
-      })
+      connection ??= import("@nats-io/transport-node").then(({ connect }) =>
+        connect({
+          servers: [...settings.servers],
+          timeout: timeoutMs,
+          reconnect: true,
+          maxReconnectAttempts: -1
+        })
+      )
       const pending = connection
       pending.catch(() => {
         if (connection === pending) connection = undefined
@@ -51,6 +53,7 @@ export const natsSink = (
       deliver: (event: OutgoingEvent) =>
         Effect.tryPromise(async () => {
           const nc = await connected()
+          const { jetstream } = await import("@nats-io/jetstream")
           const ack = await jetstream(nc).publish(settings.subject, event.body, { msgID: event.id, timeout: timeoutMs })
           return ack
         }).pipe(

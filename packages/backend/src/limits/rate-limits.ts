@@ -1,6 +1,6 @@
-import { Redis } from "ioredis"
+import type { Redis } from "ioredis"
 import { isIP } from "node:net"
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible"
+import type { RateLimiterAbstract, RateLimiterRes } from "rate-limiter-flexible"
 import { Effect, Metric, Runtime } from "effect"
 import { type RateLimitGroup, type ResolvedRateLimit, SvcConfig } from "../config/resolved.js"
 import { RATE_LIMIT_GROUPS } from "../config/rate-limit.js"
@@ -29,8 +29,8 @@ export const limitKeyOfIp = (ip: string): string => {
 }
 
 /** Redis settings that keep a down or slow Redis from holding requests: fail at once, reconnect in the background. */
-const redisClient = (url: string) =>
-  new Redis(url, {
+const redisClient = (RedisClient: typeof Redis, url: string) =>
+  new RedisClient(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: 500,
@@ -62,7 +62,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("@svc/backend/RateL
       runFork(Effect.logWarning(message).pipe(Effect.annotateLogs(annotations)))
     }
 
-    const limiters = yield* makeLimiters(
+    const { isRefusal, limiters } = yield* makeLimiters(
       settings,
       (error) =>
         warnOncePerMinute("store", "rate limiter store unavailable; requests are let through unlimited", {
@@ -77,7 +77,7 @@ export class RateLimits extends Effect.Service<RateLimits>()("@svc/backend/RateL
         Effect.promise(() => limiter.consume(key).then(() => undefined, (rejection: unknown) => rejection)),
         (outcome): Effect.Effect<RateCheck> => {
           if (outcome === undefined) return Effect.succeed(undefined)
-          if (outcome instanceof RateLimiterRes) {
+          if (isRefusal(outcome)) {
             return Effect.as(
               Metric.increment(Metric.tagged(refusals, "group", group)),
               Math.max(1, Math.ceil(outcome.msBeforeNext / 1000))
@@ -114,25 +114,38 @@ export class RateLimits extends Effect.Service<RateLimits>()("@svc/backend/RateL
   })
 }) {}
 
+/**
+ * The limiter of each group that has a rule, and how to tell a limiter's refusal from a store
+ * failure. `rate-limiter-flexible` (and `ioredis`, for a Redis store) are loaded here, only by an
+ * instance that limits something: a server without `rateLimit` never holds them.
+ */
 const makeLimiters = (settings: ResolvedRateLimit | undefined, onStoreError: (error: Error) => void) =>
   Effect.gen(function*() {
     const limiters: Partial<Record<RateLimitGroup, RateLimiterAbstract>> = {}
-    if (settings === undefined) return limiters
+    const none = { limiters, isRefusal: (_: unknown): _ is RateLimiterRes => false }
+    if (settings === undefined) return none
     const rules = RATE_LIMIT_GROUPS.flatMap((group) => {
       const rule = settings.rules[group]
       return rule === undefined ? [] : [[group, rule] as const]
     })
-    if (rules.length === 0) return limiters
+    if (rules.length === 0) return none
+    const flexible = yield* Effect.promise(() => import("rate-limiter-flexible"))
+    const isRefusal = (outcome: unknown): outcome is RateLimiterRes => outcome instanceof flexible.RateLimiterRes
     const store = settings.store
     if (store._tag === "Memory") {
       for (const [group, rule] of rules) {
-        limiters[group] = new RateLimiterMemory({ keyPrefix: group, points: rule.limit, duration: rule.windowSeconds })
+        limiters[group] = new flexible.RateLimiterMemory({
+          keyPrefix: group,
+          points: rule.limit,
+          duration: rule.windowSeconds
+        })
       }
-      return limiters
+      return { limiters, isRefusal }
     }
+    const { Redis: RedisClient } = yield* Effect.promise(() => import("ioredis"))
     const redis = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const client = redisClient(store.url)
+        const client = redisClient(RedisClient, store.url)
         client.on("error", onStoreError)
         return client
       }),
@@ -154,7 +167,7 @@ const makeLimiters = (settings: ResolvedRateLimit | undefined, onStoreError: (er
       })
     )
     for (const [group, rule] of rules) {
-      limiters[group] = new RateLimiterRedis({
+      limiters[group] = new flexible.RateLimiterRedis({
         storeClient: redis,
         keyPrefix: `${store.keyPrefix}${group}`,
         points: rule.limit,
@@ -162,5 +175,5 @@ const makeLimiters = (settings: ResolvedRateLimit | undefined, onStoreError: (er
         rejectIfRedisNotReady: true
       })
     }
-    return limiters
+    return { limiters, isRefusal }
   })
