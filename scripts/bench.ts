@@ -68,8 +68,8 @@ if (servers.length > 0) {
   console.log(
     `\n== memory of svc serve over ${servers.length} server(s): idle after start at most ${
       idle.idle.toFixed(0)
-    } MB (${idle.bench}; target ≤ 100), ` +
-      `peak ${peak.peak.toFixed(0)} MB (${peak.bench}; target ≤ 180)`
+    } MB (${idle.bench}; target ≤ 90), ` +
+      `peak ${peak.peak.toFixed(0)} MB (${peak.bench}; target ≤ 160)`
   )
 }
 process.exit(failed === 0 ? 0 : 1)

@@ -104,7 +104,7 @@ const startUntilReady = (args: ReadonlyArray<string>, ready: RegExp, extraEnv: R
  * SIGTERM, then SIGKILL after 5 s. For `svc serve`, first prints its memory: idle after start and
  * peak (VmHWM) over everything the benchmark sent it, and appends them to
  * `SVC_BENCH_MEMORY_FILE` (set by `npm run bench`, which reports the highest over all benchmarks).
- * Targets (issue #12): idle ≤ 100 MB, peak ≤ 180 MB.
+ * Targets (issue #26): idle ≤ 90 MB, peak ≤ 160 MB.
  */
 export const stop = async (child: ChildProcess) => {
   const server = servers.get(child)
@@ -113,7 +113,7 @@ export const stop = async (child: ChildProcess) => {
     console.log(
       `memory: svc serve (${server.label}) ${server.idle.toFixed(0)} MB idle after start, peak ${
         peak.toFixed(0)
-      } MB (targets: idle ≤ 100, peak ≤ 180)`
+      } MB (targets: idle ≤ 90, peak ≤ 160)`
     )
     const file = process.env.SVC_BENCH_MEMORY_FILE
     if (file !== undefined)

@@ -4,8 +4,9 @@
 //
 // The Node and V8 flags the server wants belong on this file's first line, its process's own
 // command line (`#!/usr/bin/env -S node --flag`; `@svc/backend` never sets one at run time). It
-// sets none: the ones measured cost throughput for a smaller idle heap
-// (docs/adr/0038-nothing-process-global.md); `NODE_OPTIONS` takes an operator's own.
+// sets none: each one measured lowers idle or peak memory at 8 to 60% more CPU per save or read
+// (docs/adr/0038-nothing-process-global.md, docs/adr/0099-memory-of-svc-serve.md). An operator's
+// own go in `NODE_OPTIONS`, or before this file: `node --flag "$(command -v svc)" serve`.
 import { existsSync } from "node:fs"
 
 const bundle = new URL("../dist/cli.mjs", import.meta.url)
