@@ -6,7 +6,9 @@
  * generate_series`, and ANALYZE. Then `svc serve` on it, timed: a subject read (`GET
  * /subjects/:id`, median of 50 subjects), a one-month NDJSON export read to its end (records/s),
  * and the insight page for that month; and the EXPLAIN (ANALYZE, BUFFERS) of the statements the
- * repositories run for the same three reads (captured as they execute), and the table's size.
+ * repositories run for the same three reads (captured as they execute), and the table's size;
+ * then what a subject read and a save cost svc and its PostgreSQL backends (CPU per request) and,
+ * for a save, the WAL.
  * Prints, never asserts (ADR 0088). The schema is dropped at the end unless SVC_BENCH_KEEP=1.
  *
  *   npm run bench -- scale
@@ -27,8 +29,9 @@ import { monthName, monthStart } from "../../packages/backend/src/database/conse
 import { ReadSqlClient } from "../../packages/backend/src/database/read-client.js"
 import { InsightRepo } from "../../packages/backend/src/insight/repository.js"
 import { PeriodRecordsRepo } from "../../packages/backend/src/records/period-repository.js"
+import { backendsCpu, cpuBetween, walNow, walSince, withApplicationName } from "./pg-costs.js"
 import { cpuSeconds, freePort, ROOT, startNode, stop, SVC_BIN } from "./processes.js"
-import { measureSaves } from "./subjects.js"
+import { measureReads, measureSaves } from "./subjects.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 20_000_000)
 const SUBJECTS = Math.max(1, Math.floor(ROWS / 40))
@@ -37,6 +40,8 @@ const URL = process.env.SVC_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/p
 const KEEP = process.env.SVC_BENCH_KEEP === "1"
 const API_KEY = "bench-scale-key-0123456789abcdef0123456"
 const SUBJECT_READS = 50
+/** The subjects read in turn to time a read's CPU. */
+const READ_SUBJECTS = Math.min(SUBJECTS, 1000)
 const SAVE_SECONDS = Number(process.env.SVC_BENCH_SECONDS ?? 5)
 
 const now = new Date()
@@ -147,57 +152,11 @@ const MANIFEST = {
   }]
 }
 
-const withApplicationName = (url: string, name: string) => {
-  const parsed = new globalThis.URL(url)
-  parsed.searchParams.set("application_name", name)
-  return parsed.toString()
-}
-
-interface WalNow {
-  readonly lsn: string
-  readonly records: string
-  readonly fpi: string
-  readonly bytes: string
-  readonly syncs: string
-}
-
-const walNow = async (client: pg.Client): Promise<WalNow> => {
-  const { rows } = await client.query<WalNow>(
-    `SELECT pg_current_wal_lsn() AS lsn, wal_records AS records, wal_fpi AS fpi, wal_bytes AS bytes, wal_sync AS syncs
-     FROM pg_stat_wal`
-  )
-  return rows[0]!
-}
-
-const walSince = async (client: pg.Client, before: WalNow) => {
-  const after = await walNow(client)
-  const { rows } = await client.query<{ lsnBytes: string }>(
-    `SELECT pg_wal_lsn_diff($1, $2) AS "lsnBytes"`,
-    [after.lsn, before.lsn]
-  )
-  return {
-    lsnBytes: Number(rows[0]!.lsnBytes),
-    records: Number(after.records) - Number(before.records),
-    fpi: Number(after.fpi) - Number(before.fpi),
-    syncs: Number(after.syncs) - Number(before.syncs)
-  }
-}
-
 /** The subjects, as a save makes them (no identity link). */
 const generateSubjects = (schema: string) =>
   `INSERT INTO ${schema}.svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at)
   SELECT 'sub_scale' || lpad(n::text, 8, '0'), '', NULL, NULL, 0, ${FROM}, ${FROM}
   FROM generate_series(0, ${SUBJECTS - 1}) AS n`
-
-/** CPU seconds so far of the PostgreSQL backends serving connections named `name`. */
-const backendsCpu = async (client: pg.Client, name: string) => {
-  const { rows } = await client.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE application_name = $1",
-    [name]
-  )
-  const cpu = await Promise.all(rows.map((row) => cpuSeconds(row.pid)))
-  return { count: rows.length, seconds: cpu.filter((s) => !Number.isNaN(s)).reduce((a, b) => a + b, 0) }
-}
 
 /**
  * What a save costs beside svc: saves of new subjects at 32 connections for SAVE_SECONDS into the
@@ -219,18 +178,18 @@ const saveCost = async (client: pg.Client, origin: string, pid: number, name: st
   const during = await walSince(client, wal)
   const svcCpu = await cpuSeconds(pid) - svcBefore
   const backendsAfter = await backendsCpu(client, name)
-  const saves = Math.round(saved.rps * SAVE_SECONDS)
+  const saves = saved.answered
   const per = (value: number) => (value / saves).toFixed(2)
   console.log(
     `POST /subjects (new subject, 32 connections, ${SAVE_SECONDS} s into the loaded table): ${
       Math.round(saved.rps)
-    } saves/s (~${saves.toLocaleString("en-US")} saves), p99 ${saved.p99} ms, ${saved.errors} errors`
+    } saves/s (${saves.toLocaleString("en-US")} saves), p99 ${saved.p99} ms, ${saved.errors} errors`
   )
   console.log(
     `  svc CPU ${
       (svcCpu * 1e6 / saves).toFixed(0)
-    } µs per save; its ${backendsAfter.count} PostgreSQL backends (${backendsBefore.count} before) ${
-      ((backendsAfter.seconds - backendsBefore.seconds) * 1e6 / saves).toFixed(0)
+    } µs per save; its ${backendsAfter.size} PostgreSQL backends (${backendsBefore.size} before) ${
+      (cpuBetween(backendsBefore, backendsAfter) * 1e6 / saves).toFixed(0)
     } µs per save`
   )
   console.log(
@@ -246,6 +205,32 @@ const saveCost = async (client: pg.Client, origin: string, pid: number, name: st
     `  WAL in an idle window of ${SAVE_SECONDS} s just before (other work on the cluster): ${
       idle.lsnBytes.toLocaleString("en-US")
     } bytes, ${idle.records.toLocaleString("en-US")} records, ${idle.syncs} syncs`
+  )
+}
+
+/**
+ * What a subject read costs beside svc: reads of READ_SUBJECTS subjects in turn (~40 consents each,
+ * over the twelve months) at 32 connections for SAVE_SECONDS, with svc's CPU and its PostgreSQL
+ * backends' CPU per read.
+ */
+const readCost = async (client: pg.Client, origin: string, pid: number, name: string) => {
+  const ids = Array.from({ length: READ_SUBJECTS }, (_, i) => subjectName(Math.floor((i * SUBJECTS) / READ_SUBJECTS)))
+  await measureReads(origin, ids, 1) // warm-up: pool and statements
+  const backendsBefore = await backendsCpu(client, name)
+  const svcBefore = await cpuSeconds(pid)
+  const read = await measureReads(origin, ids, SAVE_SECONDS)
+  const svcCpu = await cpuSeconds(pid) - svcBefore
+  const backendsAfter = await backendsCpu(client, name)
+  console.log(
+    `GET /subjects/:id (${
+      READ_SUBJECTS.toLocaleString("en-US")
+    } subjects in turn, 32 connections, ${SAVE_SECONDS} s): ${
+      Math.round(read.rps)
+    } reads/s, p99 ${read.p99} ms, ${read.errors} errors; svc CPU ${
+      (svcCpu * 1e6 / read.answered).toFixed(0)
+    } µs per read; its ${backendsAfter.size} PostgreSQL backends ${
+      (cpuBetween(backendsBefore, backendsAfter) * 1e6 / read.answered).toFixed(0)
+    } µs per read`
   )
 }
 
@@ -337,6 +322,7 @@ export const run = async (): Promise<void> => {
           insight.map((t) => t.toFixed(0)).join(", ")
         }; after one warm-up)`
       )
+      await readCost(client, origin, server.pid!, schema)
       await saveCost(client, origin, server.pid!, schema)
     } finally {
       await stop(server)
