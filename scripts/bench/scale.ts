@@ -10,6 +10,9 @@
  * then what a subject read and a save cost svc and its PostgreSQL backends (CPU per request) and,
  * for a save, the WAL.
  * Prints, never asserts (ADR 0088). The schema is dropped at the end unless SVC_BENCH_KEEP=1.
+ * SVC_BENCH_BASELINE_BIN=<another build's svc.js> generates the same rows in a second schema
+ * migrated by that build, serves it beside this build's, and times the insight page on both,
+ * alternated (SVC_BENCH_INSIGHT_RUNS each, default 3).
  *
  *   npm run bench -- scale
  *   SVC_BENCH_ROWS=2000000 npm run bench -- scale     (smaller run)
@@ -30,7 +33,16 @@ import { ReadSqlClient } from "../../packages/backend/src/database/read-client.j
 import { InsightRepo } from "../../packages/backend/src/insight/repository.js"
 import { PeriodRecordsRepo } from "../../packages/backend/src/records/period-repository.js"
 import { backendsCpu, cpuBetween, walNow, walSince, withApplicationName } from "./pg-costs.js"
-import { cpuSeconds, freePort, ROOT, startNode, stop, SVC_BIN } from "./processes.js"
+import {
+  BASELINE_BIN,
+  buildServerBundle,
+  cpuSeconds,
+  freePort,
+  ROOT,
+  startNode,
+  stop,
+  SVC_BIN
+} from "./processes.js"
 import { measureReads, measureSaves } from "./subjects.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 20_000_000)
@@ -40,6 +52,8 @@ const URL = process.env.SVC_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/p
 const KEEP = process.env.SVC_BENCH_KEEP === "1"
 const API_KEY = "bench-scale-key-0123456789abcdef0123456"
 const SUBJECT_READS = 50
+/** Timed requests of the insight page per server, after one warm-up (SVC_BENCH_INSIGHT_RUNS). */
+const INSIGHT_RUNS = Number(process.env.SVC_BENCH_INSIGHT_RUNS ?? 3)
 /** The subjects read in turn to time a read's CPU. */
 const READ_SUBJECTS = Math.min(SUBJECTS, 1000)
 const SAVE_SECONDS = Number(process.env.SVC_BENCH_SECONDS ?? 5)
@@ -247,50 +261,88 @@ const tableSize = async (client: pg.Client, schema: string) => {
   }), ${(Number(row.total) / ROWS).toFixed(0)} bytes per consent`
 }
 
+/**
+ * A schema of its own for the build `bin`: migrated by that build's `svc migrate`, the months
+ * before this one made, SVC_BENCH_ROWS consents generated, analyzed. Returns its config file.
+ */
+const prepare = async (client: pg.Client, dir: string, bin: string, schema: string) => {
+  // A name of its own, so the PostgreSQL backends serving this bench's svc can be told apart.
+  const database = { dialect: "postgres", url: withApplicationName(URL, schema), schema }
+  const configFile = join(dir, `${schema}.json`)
+  await writeFile(
+    configFile,
+    JSON.stringify({ database, apiKeys: [API_KEY], observability: { requests: "none" }, manifest: MANIFEST })
+  )
+  const migrated = spawnSync(process.execPath, [bin, "migrate", "--config", configFile], {
+    cwd: ROOT,
+    encoding: "utf8"
+  })
+  if (migrated.status !== 0) throw new Error(`svc migrate failed: ${migrated.stderr}${migrated.stdout}`)
+  // The months before this one, as svc's partition job makes them (it makes this one and those ahead).
+  for (let month = firstMonth; month < thisMonth; month++) {
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${schema}.${monthName(month)} PARTITION OF ${schema}.svc_consents
+       FOR VALUES FROM (${monthStart(month)}) TO (${monthStart(month + 1)})`
+    )
+  }
+  let started = performance.now()
+  await client.query(generateSubjects(schema))
+  await client.query(generate(schema))
+  console.log(
+    `${schema}: generated ${ROWS.toLocaleString("en-US")} consents of ${
+      SUBJECTS.toLocaleString("en-US")
+    } subjects over ${MONTHS} months (${day(FROM)} to ${day(monthStart(thisMonth) - 1)}) in ${seconds(started)} s`
+  )
+  started = performance.now()
+  await client.query(`VACUUM ANALYZE ${schema}.svc_consents, ${schema}.svc_subjects`)
+  console.log(`VACUUM ANALYZE in ${seconds(started)} s`)
+  console.log(`svc_consents: ${await tableSize(client, schema)}`)
+  return configFile
+}
+
+const serve = async (bin: string, configFile: string) => {
+  const port = await freePort()
+  const server = await startNode(
+    [bin, "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
+    /listening on/
+  )
+  return { server, origin: `http://127.0.0.1:${port}` }
+}
+
+/**
+ * The insight page for the sample month, a warm-up and then INSIGHT_RUNS times on each server,
+ * the servers alternated in each run (this build's, and the baseline's when there is one).
+ */
+const timeInsight = async (origins: ReadonlyArray<readonly [string, string]>, from: string, to: string) => {
+  const times = new Map(origins.map(([name]) => [name, [] as Array<number>]))
+  for (let run = 0; run <= INSIGHT_RUNS; run++) {
+    for (const [name, origin] of origins) {
+      const { ms } = await get(`${origin}/insight?from=${from}&to=${to}`)
+      if (run > 0) times.get(name)!.push(ms) // run 0 warms caches
+    }
+  }
+  for (const [name, measured] of times) {
+    console.log(
+      `GET /insight ${from}..${to}${origins.length > 1 ? ` (${name})` : ""}: median ${
+        median(measured).toFixed(0)
+      } ms (${measured.map((t) => t.toFixed(0)).join(", ")}; after one warm-up)`
+    )
+  }
+}
+
 export const run = async (): Promise<void> => {
+  buildServerBundle()
   const schema = `svc_bench_scale_${randomBytes(4).toString("hex")}`
+  const baseSchema = `${schema}_baseline`
   const dir = await mkdtemp(join(tmpdir(), "svc-bench-scale-"))
   const client = new pg.Client({ connectionString: URL })
   await client.connect()
-  // A name of its own, so the PostgreSQL backends serving this bench's svc can be told apart.
-  const database = { dialect: "postgres", url: withApplicationName(URL, schema), schema }
   try {
-    const configFile = join(dir, "config.json")
-    await writeFile(
-      configFile,
-      JSON.stringify({ database, apiKeys: [API_KEY], observability: { requests: "none" }, manifest: MANIFEST })
-    )
-    const migrated = spawnSync(process.execPath, [SVC_BIN, "migrate", "--config", configFile], {
-      cwd: ROOT,
-      encoding: "utf8"
-    })
-    if (migrated.status !== 0) throw new Error(`svc migrate failed: ${migrated.stderr}${migrated.stdout}`)
-    // The months before this one, as svc's partition job makes them (it makes this one and those ahead).
-    for (let month = firstMonth; month < thisMonth; month++) {
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${schema}.${monthName(month)} PARTITION OF ${schema}.svc_consents
-         FOR VALUES FROM (${monthStart(month)}) TO (${monthStart(month + 1)})`
-      )
-    }
-    let started = performance.now()
-    await client.query(generateSubjects(schema))
-    await client.query(generate(schema))
-    console.log(
-      `generated ${ROWS.toLocaleString("en-US")} consents of ${
-        SUBJECTS.toLocaleString("en-US")
-      } subjects over ${MONTHS} months (${day(FROM)} to ${day(monthStart(thisMonth) - 1)}) in ${seconds(started)} s`
-    )
-    started = performance.now()
-    await client.query(`VACUUM ANALYZE ${schema}.svc_consents, ${schema}.svc_subjects`)
-    console.log(`VACUUM ANALYZE in ${seconds(started)} s`)
-    console.log(`svc_consents: ${await tableSize(client, schema)}`)
-
-    const port = await freePort()
-    const server = await startNode(
-      [SVC_BIN, "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
-      /listening on/
-    )
-    const origin = `http://127.0.0.1:${port}`
+    const configFile = await prepare(client, dir, SVC_BIN, schema)
+    const baseline = BASELINE_BIN === undefined
+      ? undefined
+      : await serve(BASELINE_BIN, await prepare(client, dir, BASELINE_BIN, baseSchema))
+    const { server, origin } = await serve(SVC_BIN, configFile)
     const from = day(monthStart(sampleMonth))
     const to = day(monthStart(sampleMonth + 1) - 1)
     try {
@@ -312,20 +364,16 @@ export const run = async (): Promise<void> => {
           Math.round(exported.lines / exported.seconds).toLocaleString("en-US")
         } records/s), first byte ${exported.firstByte.toFixed(0)} ms`
       )
-      const insight: Array<number> = []
-      for (let run = 0; run <= 3; run++) {
-        const { ms } = await get(`${origin}/insight?from=${from}&to=${to}`)
-        if (run > 0) insight.push(ms) // run 0 warms caches
-      }
-      console.log(
-        `GET /insight ${from}..${to}: median ${median(insight).toFixed(0)} ms (${
-          insight.map((t) => t.toFixed(0)).join(", ")
-        }; after one warm-up)`
+      await timeInsight(
+        [["this build", origin], ...(baseline === undefined ? [] : [["baseline", baseline.origin] as const])],
+        from,
+        to
       )
       await readCost(client, origin, server.pid!, schema)
       await saveCost(client, origin, server.pid!, schema)
     } finally {
       await stop(server)
+      if (baseline !== undefined) await stop(baseline.server)
     }
 
     const scope = { tenantId: "", fromMs: monthStart(sampleMonth), toMs: monthStart(sampleMonth + 1), domain: null }
@@ -357,12 +405,12 @@ export const run = async (): Promise<void> => {
       "GET /insight",
       await plansOf(
         schema,
-        Effect.flatMap(InsightRepo, (repo) => Effect.zip(repo.totals(scope), repo.countries(scope)))
+        Effect.flatMap(InsightRepo, (repo) => repo.cells(scope))
       )
     )
   } finally {
-    if (KEEP) console.log(`kept schema ${schema}`)
-    else await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+    if (KEEP) console.log(`kept schema ${schema}${BASELINE_BIN === undefined ? "" : ` and ${baseSchema}`}`)
+    else await client.query(`DROP SCHEMA IF EXISTS ${schema}, ${baseSchema} CASCADE`)
     await client.end()
     await rm(dir, { recursive: true, force: true })
   }
