@@ -2,7 +2,8 @@
  * `npm run bench [-- name ...]`: runs each benchmark in its own process, one after another, so
  * they never compete for the machine's two cores. Names: init, subjects, summary, client, export,
  * export-proofs, events, telemetry, insight, verify,
- * scale (PostgreSQL, 20M consents; long, so run only when named).
+ * scale (PostgreSQL, 20M consents; long, so run only when named),
+ * capacity (PostgreSQL pool sizes, WAL per save, group commit; ~2 minutes, only when named).
  * Numbers are printed, never asserted: speed targets live here, not in the test suite.
  */
 import { spawnSync } from "node:child_process"
@@ -22,11 +23,12 @@ const benches: Record<string, string> = {
   telemetry: "bench/telemetry.ts",
   insight: "bench/insight.ts",
   verify: "bench/verify.ts",
-  scale: "bench/scale.ts"
+  scale: "bench/scale.ts",
+  capacity: "bench/capacity.ts"
 }
 
 /** Benchmarks too long for the full run: only run when named. */
-const onlyWhenNamed = new Set(["scale"])
+const onlyWhenNamed = new Set(["scale", "capacity"])
 
 const requested = process.argv.slice(2)
 const unknown = requested.filter((name) => !(name in benches))

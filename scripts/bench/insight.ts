@@ -1,9 +1,10 @@
 /**
  * GET /insight over a large table, in SQLite and in Postgres: seeds SVC_BENCH_INSIGHT_ROWS
  * cookie-banner consents (default 1,000,000) spread over two years, with actions, rules, GPC
- * proofs, surfaces, decision times, two domains and an experiment, then times the page for a
- * one-year and a 30-day period (the page's whole answer: the aggregate queries plus the experiment
- * summaries and the rendering; a warm-up run, then the median and min of three).
+ * proofs, surfaces, decision times, forty visitor countries (skewed, some unknown), two domains and
+ * an experiment, then times the page for a one-year and a 30-day period (the page's whole answer:
+ * the aggregate queries plus the experiment summaries and the rendering; a warm-up run, then the
+ * median and min of three).
  * Target: under 1 s for the year over 1M consents.
  *
  *   npx tsx --conditions=@svc/source scripts/bench/insight.ts   (or `npm run bench -- insight`)
@@ -27,6 +28,52 @@ const DAY = 86_400_000
 const ACTIONS = ["accept_all", "reject_all", "custom", "opt_out", null]
 const SURFACES = ["banner", "dialog", "widget", null]
 const TODAY = Math.floor(Date.now() / DAY) * DAY
+/** Forty visitor countries; a row's is skewed toward the first ones, as real traffic is. */
+const COUNTRIES = [
+  "US",
+  "DE",
+  "GB",
+  "FR",
+  "IN",
+  "BR",
+  "CA",
+  "ES",
+  "IT",
+  "NL",
+  "PL",
+  "JP",
+  "AU",
+  "MX",
+  "SE",
+  "CH",
+  "BE",
+  "AT",
+  "TR",
+  "ID",
+  "DK",
+  "NO",
+  "FI",
+  "IE",
+  "PT",
+  "CZ",
+  "RO",
+  "HU",
+  "GR",
+  "AR",
+  "CL",
+  "CO",
+  "ZA",
+  "NG",
+  "KR",
+  "SG",
+  "NZ",
+  "IL",
+  "UA",
+  "PH"
+]
+/** A row's country: skewed toward the list's first, and none for one row in twenty (no edge header). */
+const countryOf = (i: number) =>
+  i % 20 === 0 ? null : COUNTRIES[Math.floor(COUNTRIES.length * ((((i * 7919) % 1000) / 1000) ** 2))]!
 
 interface Row {
   readonly id: string
@@ -40,6 +87,7 @@ interface Row {
   readonly arm: string | null
   readonly surface: string | null
   readonly timeToDecisionMs: number | null
+  readonly country: string | null
 }
 
 const makeRow = (i: number): Row => {
@@ -55,19 +103,20 @@ const makeRow = (i: number): Row => {
     experiment: i % 4 === 0 ? "banner-test" : null,
     arm: i % 4 === 0 ? (i % 8 === 0 ? "a" : "b") : null,
     surface: SURFACES[i % 4]!,
-    timeToDecisionMs: i % 11 === 0 ? null : 300 + ((i * 7919) % 20_000)
+    timeToDecisionMs: i % 11 === 0 ? null : 300 + ((i * 7919) % 20_000),
+    country: countryOf(i)
   }
 }
 
 const COLUMNS =
   `id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at, created_at, preferences, receipts,
-  policy_id, action, gpc, experiment_id, experiment_arm, surface, time_to_decision_ms`
+  policy_id, action, gpc, experiment_id, experiment_arm, surface, time_to_decision_ms, country`
 
 const seedSqlite = (file: string) => {
   const db = new Database(file)
   db.pragma("journal_mode = WAL")
   const insert = db.prepare(`INSERT INTO svc_consents (${COLUMNS})
-    VALUES (?, '', ?, ?, 'd', 'cookie_banner', ?, ?, ?, '{}', '{}', ?, ?, ?, ?, ?, ?, ?)`)
+    VALUES (?, '', ?, ?, 'd', 'cookie_banner', ?, ?, ?, '{}', '{}', ?, ?, ?, ?, ?, ?, ?, ?)`)
   db.transaction(() => {
     for (let i = 0; i < ROWS; i++) {
       const r = makeRow(i)
@@ -84,7 +133,8 @@ const seedSqlite = (file: string) => {
         r.experiment,
         r.arm,
         r.surface,
-        r.timeToDecisionMs
+        r.timeToDecisionMs,
+        r.country
       )
     }
   })()
@@ -101,9 +151,9 @@ const seedPostgres = async (url: string, schema: string) => {
     const column = <A>(f: (r: Row) => A) => rows.map(f)
     await client.query(
       `INSERT INTO svc_consents (${COLUMNS})
-       SELECT id, '', subject_id, 'act' || id, 'd', 'cookie_banner', domain, given_at, given_at, '{}', '{}', policy, action, gpc, experiment, arm, surface, ttd
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[])
-         AS t(id, subject_id, domain, given_at, policy, action, gpc, experiment, arm, surface, ttd)`,
+       SELECT id, '', subject_id, 'act' || id, 'd', 'cookie_banner', domain, given_at, given_at, '{}', '{}', policy, action, gpc, experiment, arm, surface, ttd, country
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[], $12::text[])
+         AS t(id, subject_id, domain, given_at, policy, action, gpc, experiment, arm, surface, ttd, country)`,
       [
         column((r) => r.id),
         column((r) => r.subjectId),
@@ -115,7 +165,8 @@ const seedPostgres = async (url: string, schema: string) => {
         column((r) => r.experiment),
         column((r) => r.arm),
         column((r) => r.surface),
-        column((r) => r.timeToDecisionMs)
+        column((r) => r.timeToDecisionMs),
+        column((r) => r.country)
       ]
     )
   }

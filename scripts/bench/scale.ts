@@ -6,8 +6,13 @@
  * generate_series`, and ANALYZE. Then `svc serve` on it, timed: a subject read (`GET
  * /subjects/:id`, median of 50 subjects), a one-month NDJSON export read to its end (records/s),
  * and the insight page for that month; and the EXPLAIN (ANALYZE, BUFFERS) of the statements the
- * repositories run for the same three reads (captured as they execute), and the table's size.
+ * repositories run for the same three reads (captured as they execute), and the table's size;
+ * then what a subject read and a save cost svc and its PostgreSQL backends (CPU per request) and,
+ * for a save, the WAL.
  * Prints, never asserts (ADR 0088). The schema is dropped at the end unless SVC_BENCH_KEEP=1.
+ * SVC_BENCH_BASELINE_BIN=<another build's svc.js> generates the same rows in a second schema
+ * migrated by that build, serves it beside this build's, and times the insight page on both,
+ * alternated (SVC_BENCH_INSIGHT_RUNS each, default 3).
  *
  *   npm run bench -- scale
  *   SVC_BENCH_ROWS=2000000 npm run bench -- scale     (smaller run)
@@ -27,8 +32,18 @@ import { monthName, monthStart } from "../../packages/backend/src/database/conse
 import { ReadSqlClient } from "../../packages/backend/src/database/read-client.js"
 import { InsightRepo } from "../../packages/backend/src/insight/repository.js"
 import { PeriodRecordsRepo } from "../../packages/backend/src/records/period-repository.js"
-import { cpuSeconds, freePort, ROOT, startNode, stop, SVC_BIN } from "./processes.js"
-import { measureSaves } from "./subjects.js"
+import { backendsCpu, cpuBetween, walNow, walSince, withApplicationName } from "./pg-costs.js"
+import {
+  BASELINE_BIN,
+  buildServerBundle,
+  cpuSeconds,
+  freePort,
+  ROOT,
+  startNode,
+  stop,
+  SVC_BIN
+} from "./processes.js"
+import { measureReads, measureSaves } from "./subjects.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 20_000_000)
 const SUBJECTS = Math.max(1, Math.floor(ROWS / 40))
@@ -37,6 +52,10 @@ const URL = process.env.SVC_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/p
 const KEEP = process.env.SVC_BENCH_KEEP === "1"
 const API_KEY = "bench-scale-key-0123456789abcdef0123456"
 const SUBJECT_READS = 50
+/** Timed requests of the insight page per server, after one warm-up (SVC_BENCH_INSIGHT_RUNS). */
+const INSIGHT_RUNS = Number(process.env.SVC_BENCH_INSIGHT_RUNS ?? 3)
+/** The subjects read in turn to time a read's CPU. */
+const READ_SUBJECTS = Math.min(SUBJECTS, 1000)
 const SAVE_SECONDS = Number(process.env.SVC_BENCH_SECONDS ?? 5)
 
 const now = new Date()
@@ -147,57 +166,11 @@ const MANIFEST = {
   }]
 }
 
-const withApplicationName = (url: string, name: string) => {
-  const parsed = new globalThis.URL(url)
-  parsed.searchParams.set("application_name", name)
-  return parsed.toString()
-}
-
-interface WalNow {
-  readonly lsn: string
-  readonly records: string
-  readonly fpi: string
-  readonly bytes: string
-  readonly syncs: string
-}
-
-const walNow = async (client: pg.Client): Promise<WalNow> => {
-  const { rows } = await client.query<WalNow>(
-    `SELECT pg_current_wal_lsn() AS lsn, wal_records AS records, wal_fpi AS fpi, wal_bytes AS bytes, wal_sync AS syncs
-     FROM pg_stat_wal`
-  )
-  return rows[0]!
-}
-
-const walSince = async (client: pg.Client, before: WalNow) => {
-  const after = await walNow(client)
-  const { rows } = await client.query<{ lsnBytes: string }>(
-    `SELECT pg_wal_lsn_diff($1, $2) AS "lsnBytes"`,
-    [after.lsn, before.lsn]
-  )
-  return {
-    lsnBytes: Number(rows[0]!.lsnBytes),
-    records: Number(after.records) - Number(before.records),
-    fpi: Number(after.fpi) - Number(before.fpi),
-    syncs: Number(after.syncs) - Number(before.syncs)
-  }
-}
-
 /** The subjects, as a save makes them (no identity link). */
 const generateSubjects = (schema: string) =>
   `INSERT INTO ${schema}.svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at)
   SELECT 'sub_scale' || lpad(n::text, 8, '0'), '', NULL, NULL, 0, ${FROM}, ${FROM}
   FROM generate_series(0, ${SUBJECTS - 1}) AS n`
-
-/** CPU seconds so far of the PostgreSQL backends serving connections named `name`. */
-const backendsCpu = async (client: pg.Client, name: string) => {
-  const { rows } = await client.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE application_name = $1",
-    [name]
-  )
-  const cpu = await Promise.all(rows.map((row) => cpuSeconds(row.pid)))
-  return { count: rows.length, seconds: cpu.filter((s) => !Number.isNaN(s)).reduce((a, b) => a + b, 0) }
-}
 
 /**
  * What a save costs beside svc: saves of new subjects at 32 connections for SAVE_SECONDS into the
@@ -219,18 +192,18 @@ const saveCost = async (client: pg.Client, origin: string, pid: number, name: st
   const during = await walSince(client, wal)
   const svcCpu = await cpuSeconds(pid) - svcBefore
   const backendsAfter = await backendsCpu(client, name)
-  const saves = Math.round(saved.rps * SAVE_SECONDS)
+  const saves = saved.answered
   const per = (value: number) => (value / saves).toFixed(2)
   console.log(
     `POST /subjects (new subject, 32 connections, ${SAVE_SECONDS} s into the loaded table): ${
       Math.round(saved.rps)
-    } saves/s (~${saves.toLocaleString("en-US")} saves), p99 ${saved.p99} ms, ${saved.errors} errors`
+    } saves/s (${saves.toLocaleString("en-US")} saves), p99 ${saved.p99} ms, ${saved.errors} errors`
   )
   console.log(
     `  svc CPU ${
       (svcCpu * 1e6 / saves).toFixed(0)
-    } µs per save; its ${backendsAfter.count} PostgreSQL backends (${backendsBefore.count} before) ${
-      ((backendsAfter.seconds - backendsBefore.seconds) * 1e6 / saves).toFixed(0)
+    } µs per save; its ${backendsAfter.size} PostgreSQL backends (${backendsBefore.size} before) ${
+      (cpuBetween(backendsBefore, backendsAfter) * 1e6 / saves).toFixed(0)
     } µs per save`
   )
   console.log(
@@ -249,6 +222,32 @@ const saveCost = async (client: pg.Client, origin: string, pid: number, name: st
   )
 }
 
+/**
+ * What a subject read costs beside svc: reads of READ_SUBJECTS subjects in turn (~40 consents each,
+ * over the twelve months) at 32 connections for SAVE_SECONDS, with svc's CPU and its PostgreSQL
+ * backends' CPU per read.
+ */
+const readCost = async (client: pg.Client, origin: string, pid: number, name: string) => {
+  const ids = Array.from({ length: READ_SUBJECTS }, (_, i) => subjectName(Math.floor((i * SUBJECTS) / READ_SUBJECTS)))
+  await measureReads(origin, ids, 1) // warm-up: pool and statements
+  const backendsBefore = await backendsCpu(client, name)
+  const svcBefore = await cpuSeconds(pid)
+  const read = await measureReads(origin, ids, SAVE_SECONDS)
+  const svcCpu = await cpuSeconds(pid) - svcBefore
+  const backendsAfter = await backendsCpu(client, name)
+  console.log(
+    `GET /subjects/:id (${
+      READ_SUBJECTS.toLocaleString("en-US")
+    } subjects in turn, 32 connections, ${SAVE_SECONDS} s): ${
+      Math.round(read.rps)
+    } reads/s, p99 ${read.p99} ms, ${read.errors} errors; svc CPU ${
+      (svcCpu * 1e6 / read.answered).toFixed(0)
+    } µs per read; its ${backendsAfter.size} PostgreSQL backends ${
+      (cpuBetween(backendsBefore, backendsAfter) * 1e6 / read.answered).toFixed(0)
+    } µs per read`
+  )
+}
+
 const tableSize = async (client: pg.Client, schema: string) => {
   const { rows } = await client.query<{ partitions: string; heap: string; indexes: string; total: string }>(
     `SELECT count(*) AS partitions, sum(pg_table_size(c.oid)) AS heap, sum(pg_indexes_size(c.oid)) AS indexes,
@@ -262,50 +261,88 @@ const tableSize = async (client: pg.Client, schema: string) => {
   }), ${(Number(row.total) / ROWS).toFixed(0)} bytes per consent`
 }
 
+/**
+ * A schema of its own for the build `bin`: migrated by that build's `svc migrate`, the months
+ * before this one made, SVC_BENCH_ROWS consents generated, analyzed. Returns its config file.
+ */
+const prepare = async (client: pg.Client, dir: string, bin: string, schema: string) => {
+  // A name of its own, so the PostgreSQL backends serving this bench's svc can be told apart.
+  const database = { dialect: "postgres", url: withApplicationName(URL, schema), schema }
+  const configFile = join(dir, `${schema}.json`)
+  await writeFile(
+    configFile,
+    JSON.stringify({ database, apiKeys: [API_KEY], observability: { requests: "none" }, manifest: MANIFEST })
+  )
+  const migrated = spawnSync(process.execPath, [bin, "migrate", "--config", configFile], {
+    cwd: ROOT,
+    encoding: "utf8"
+  })
+  if (migrated.status !== 0) throw new Error(`svc migrate failed: ${migrated.stderr}${migrated.stdout}`)
+  // The months before this one, as svc's partition job makes them (it makes this one and those ahead).
+  for (let month = firstMonth; month < thisMonth; month++) {
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${schema}.${monthName(month)} PARTITION OF ${schema}.svc_consents
+       FOR VALUES FROM (${monthStart(month)}) TO (${monthStart(month + 1)})`
+    )
+  }
+  let started = performance.now()
+  await client.query(generateSubjects(schema))
+  await client.query(generate(schema))
+  console.log(
+    `${schema}: generated ${ROWS.toLocaleString("en-US")} consents of ${
+      SUBJECTS.toLocaleString("en-US")
+    } subjects over ${MONTHS} months (${day(FROM)} to ${day(monthStart(thisMonth) - 1)}) in ${seconds(started)} s`
+  )
+  started = performance.now()
+  await client.query(`VACUUM ANALYZE ${schema}.svc_consents, ${schema}.svc_subjects`)
+  console.log(`VACUUM ANALYZE in ${seconds(started)} s`)
+  console.log(`svc_consents: ${await tableSize(client, schema)}`)
+  return configFile
+}
+
+const serve = async (bin: string, configFile: string) => {
+  const port = await freePort()
+  const server = await startNode(
+    [bin, "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
+    /listening on/
+  )
+  return { server, origin: `http://127.0.0.1:${port}` }
+}
+
+/**
+ * The insight page for the sample month, a warm-up and then INSIGHT_RUNS times on each server,
+ * the servers alternated in each run (this build's, and the baseline's when there is one).
+ */
+const timeInsight = async (origins: ReadonlyArray<readonly [string, string]>, from: string, to: string) => {
+  const times = new Map(origins.map(([name]) => [name, [] as Array<number>]))
+  for (let run = 0; run <= INSIGHT_RUNS; run++) {
+    for (const [name, origin] of origins) {
+      const { ms } = await get(`${origin}/insight?from=${from}&to=${to}`)
+      if (run > 0) times.get(name)!.push(ms) // run 0 warms caches
+    }
+  }
+  for (const [name, measured] of times) {
+    console.log(
+      `GET /insight ${from}..${to}${origins.length > 1 ? ` (${name})` : ""}: median ${
+        median(measured).toFixed(0)
+      } ms (${measured.map((t) => t.toFixed(0)).join(", ")}; after one warm-up)`
+    )
+  }
+}
+
 export const run = async (): Promise<void> => {
+  buildServerBundle()
   const schema = `svc_bench_scale_${randomBytes(4).toString("hex")}`
+  const baseSchema = `${schema}_baseline`
   const dir = await mkdtemp(join(tmpdir(), "svc-bench-scale-"))
   const client = new pg.Client({ connectionString: URL })
   await client.connect()
-  // A name of its own, so the PostgreSQL backends serving this bench's svc can be told apart.
-  const database = { dialect: "postgres", url: withApplicationName(URL, schema), schema }
   try {
-    const configFile = join(dir, "config.json")
-    await writeFile(
-      configFile,
-      JSON.stringify({ database, apiKeys: [API_KEY], observability: { requests: "none" }, manifest: MANIFEST })
-    )
-    const migrated = spawnSync(process.execPath, [SVC_BIN, "migrate", "--config", configFile], {
-      cwd: ROOT,
-      encoding: "utf8"
-    })
-    if (migrated.status !== 0) throw new Error(`svc migrate failed: ${migrated.stderr}${migrated.stdout}`)
-    // The months before this one, as svc's partition job makes them (it makes this one and those ahead).
-    for (let month = firstMonth; month < thisMonth; month++) {
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${schema}.${monthName(month)} PARTITION OF ${schema}.svc_consents
-         FOR VALUES FROM (${monthStart(month)}) TO (${monthStart(month + 1)})`
-      )
-    }
-    let started = performance.now()
-    await client.query(generateSubjects(schema))
-    await client.query(generate(schema))
-    console.log(
-      `generated ${ROWS.toLocaleString("en-US")} consents of ${
-        SUBJECTS.toLocaleString("en-US")
-      } subjects over ${MONTHS} months (${day(FROM)} to ${day(monthStart(thisMonth) - 1)}) in ${seconds(started)} s`
-    )
-    started = performance.now()
-    await client.query(`VACUUM ANALYZE ${schema}.svc_consents, ${schema}.svc_subjects`)
-    console.log(`VACUUM ANALYZE in ${seconds(started)} s`)
-    console.log(`svc_consents: ${await tableSize(client, schema)}`)
-
-    const port = await freePort()
-    const server = await startNode(
-      [SVC_BIN, "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
-      /listening on/
-    )
-    const origin = `http://127.0.0.1:${port}`
+    const configFile = await prepare(client, dir, SVC_BIN, schema)
+    const baseline = BASELINE_BIN === undefined
+      ? undefined
+      : await serve(BASELINE_BIN, await prepare(client, dir, BASELINE_BIN, baseSchema))
+    const { server, origin } = await serve(SVC_BIN, configFile)
     const from = day(monthStart(sampleMonth))
     const to = day(monthStart(sampleMonth + 1) - 1)
     try {
@@ -327,19 +364,16 @@ export const run = async (): Promise<void> => {
           Math.round(exported.lines / exported.seconds).toLocaleString("en-US")
         } records/s), first byte ${exported.firstByte.toFixed(0)} ms`
       )
-      const insight: Array<number> = []
-      for (let run = 0; run <= 3; run++) {
-        const { ms } = await get(`${origin}/insight?from=${from}&to=${to}`)
-        if (run > 0) insight.push(ms) // run 0 warms caches
-      }
-      console.log(
-        `GET /insight ${from}..${to}: median ${median(insight).toFixed(0)} ms (${
-          insight.map((t) => t.toFixed(0)).join(", ")
-        }; after one warm-up)`
+      await timeInsight(
+        [["this build", origin], ...(baseline === undefined ? [] : [["baseline", baseline.origin] as const])],
+        from,
+        to
       )
+      await readCost(client, origin, server.pid!, schema)
       await saveCost(client, origin, server.pid!, schema)
     } finally {
       await stop(server)
+      if (baseline !== undefined) await stop(baseline.server)
     }
 
     const scope = { tenantId: "", fromMs: monthStart(sampleMonth), toMs: monthStart(sampleMonth + 1), domain: null }
@@ -371,12 +405,12 @@ export const run = async (): Promise<void> => {
       "GET /insight",
       await plansOf(
         schema,
-        Effect.flatMap(InsightRepo, (repo) => Effect.zip(repo.totals(scope), repo.countries(scope)))
+        Effect.flatMap(InsightRepo, (repo) => repo.cells(scope))
       )
     )
   } finally {
-    if (KEEP) console.log(`kept schema ${schema}`)
-    else await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+    if (KEEP) console.log(`kept schema ${schema}${BASELINE_BIN === undefined ? "" : ` and ${baseSchema}`}`)
+    else await client.query(`DROP SCHEMA IF EXISTS ${schema}, ${baseSchema} CASCADE`)
     await client.end()
     await rm(dir, { recursive: true, force: true })
   }

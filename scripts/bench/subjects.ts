@@ -93,10 +93,12 @@ const saveBody = (id: string, givenAt = Date.now()) =>
 
 const HEADERS = { "content-type": "application/json", "user-agent": "bench/1.0", "x-forwarded-for": "198.51.100.23" }
 
-interface Measured {
+export interface Measured {
   readonly rps: number
   readonly p99: number
   readonly errors: number
+  /** Requests answered 2xx (summed over rounds in `mean`). */
+  readonly answered: number
   /** The server's CPU time per answered request, in µs (`NaN` without its pid). */
   readonly cpuUs: number
 }
@@ -113,15 +115,24 @@ const measure = async (
     rps: result.requests.average,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
+    answered: result.requests.total - result.non2xx,
     cpuUs: (cpu * 1e6) / result.requests.total
   }
 }
 
-/** Saves of fresh subjects at 32 connections for `seconds` (also used by the summary bench's cost-growth check). */
-export const measureSaves = (base: string, seconds: number, pid?: number): Promise<Measured> =>
+/**
+ * Saves of fresh subjects at `connections` (32) for `seconds` (also used by the summary bench's
+ * cost-growth check and by scale and capacity).
+ */
+export const measureSaves = (
+  base: string,
+  seconds: number,
+  pid?: number,
+  connections = CONNECTIONS
+): Promise<Measured> =>
   measure({
     url: base,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     pipelining: 1,
     requests: [{
@@ -133,14 +144,32 @@ export const measureSaves = (base: string, seconds: number, pid?: number): Promi
     }]
   }, pid)
 
-const measureRead = (base: string, id: string, seconds: number, pid?: number): Promise<Measured> =>
-  measure({
+/** Reads of the subjects `ids` in turn at `connections` (32) for `seconds`. */
+export const measureReads = (
+  base: string,
+  ids: ReadonlyArray<string>,
+  seconds: number,
+  pid?: number,
+  connections = CONNECTIONS
+): Promise<Measured> => {
+  let next = 0
+  return measure({
     url: base,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     pipelining: 1,
-    requests: [{ method: "GET", path: `/subjects/${id}` }]
+    requests: [{
+      method: "GET",
+      path: `/subjects/${ids[0]}`,
+      ...(ids.length === 1 ? {} : {
+        setupRequest: (request: RequestSpec) => ({ ...request, path: `/subjects/${ids[next++ % ids.length]}` })
+      })
+    }]
   }, pid)
+}
+
+const measureRead = (base: string, id: string, seconds: number, pid?: number): Promise<Measured> =>
+  measureReads(base, [id], seconds, pid)
 
 /** The mean of each figure over rounds (errors summed). */
 const mean = (runs: ReadonlyArray<Measured>): Measured => {
@@ -149,12 +178,13 @@ const mean = (runs: ReadonlyArray<Measured>): Measured => {
     rps: avg((m) => m.rps),
     p99: avg((m) => m.p99),
     errors: runs.reduce((sum, m) => sum + m.errors, 0),
+    answered: runs.reduce((sum, m) => sum + m.answered, 0),
     cpuUs: avg((m) => m.cpuUs)
   }
 }
 
 /** Seeds one subject with `count` consents through `POST /subjects`. */
-const seed = async (base: string, count: number): Promise<string> => {
+export const seed = async (base: string, count: number): Promise<string> => {
   const id = subjectId()
   const t = Date.now() - count * 1000
   for (let i = 0; i < count; i++) {

@@ -121,7 +121,21 @@ export const databaseProblems = (database: unknown): Array<string> => {
     const badReadUrl = readUrlProblem(dialect, database.readUrl)
     if (badReadUrl !== undefined) problems.push(`database.readUrl: ${badReadUrl}`)
   }
+  if ("maxConnections" in database && database.maxConnections !== undefined) {
+    const badPool = maxConnectionsProblem(dialect, database.maxConnections)
+    if (badPool !== undefined) problems.push(`database.maxConnections: ${badPool}`)
+  }
   return problems
+}
+
+/** Why `maxConnections` cannot size a `dialect` pool, or `undefined`. */
+const maxConnectionsProblem = (dialect: unknown, maxConnections: unknown): string | undefined => {
+  if (dialect === "sqlite") {
+    return "SQLite has one connection, shared by group commit; remove maxConnections (or use postgres or mysql)"
+  }
+  return typeof maxConnections === "number" && Number.isSafeInteger(maxConnections) && maxConnections > 0
+    ? undefined
+    : "must be a positive integer"
 }
 
 /** `{ layer }`'s read side is a layer too: a URL there, or a `readLayer` that is not one, said plainly. */
@@ -129,6 +143,9 @@ const layerSideProblems = (database: object): Array<string> => {
   const problems: Array<string> = []
   if ("readUrl" in database) {
     problems.push("database.readUrl: beside layer, give the read side as readLayer (an SqlClient layer)")
+  }
+  if ("maxConnections" in database) {
+    problems.push("database.maxConnections: only beside url; a layer's pool is sized where the layer is made")
   }
   if ("readLayer" in database && database.readLayer !== undefined && !Layer.isLayer(database.readLayer)) {
     problems.push("database.readLayer: must be an SqlClient layer (as layer is)")
@@ -151,4 +168,9 @@ export const withDatabaseProblems = (
 ): Array<string> =>
   database.length === 0
     ? [...schemaLines]
-    : [...schemaLines.filter((line) => !/^database(\.(dialect|url|readUrl|layer|readLayer))?:/.test(line)), ...database]
+    : [
+      ...schemaLines.filter((line) =>
+        !/^database(\.(dialect|url|readUrl|layer|readLayer|maxConnections))?:/.test(line)
+      ),
+      ...database
+    ]

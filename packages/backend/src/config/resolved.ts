@@ -36,6 +36,8 @@ export interface ResolvedConfig {
       readonly schema: string | undefined
       /** Where exports, the insight page and experiment summaries read; `undefined`: `url`. */
       readonly readUrl?: string | undefined
+      /** The most connections each of svc's pools holds (Postgres, MySQL); `undefined`: 10. */
+      readonly maxConnections?: number | undefined
     }
     | {
       readonly _tag: "Layer"

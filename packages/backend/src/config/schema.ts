@@ -50,7 +50,12 @@ export const DatabaseOptions = Schema.Union(
      * Postgres and MySQL: a standby (replica) that exports, the insight page and experiment
      * summaries read from; everything else stays on `url`. Absent: they read from `url` too.
      */
-    readUrl: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
+    readUrl: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+    /**
+     * Postgres and MySQL: the most connections each pool svc opens holds (the primary's, and
+     * `readUrl`'s); 10 when absent. SQLite has one connection and refuses it.
+     */
+    maxConnections: Schema.optional(PositiveInteger)
   }),
   Schema.Struct({
     layer: AnyLayer<Layer.Layer<SqlClient.SqlClient, unknown>>(),

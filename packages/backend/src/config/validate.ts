@@ -141,7 +141,8 @@ export const resolveOptions = (input: unknown): ResolvedConfig => {
       dialect: options.database.dialect,
       url: options.database.url,
       schema: options.database.schema,
-      readUrl: options.database.readUrl
+      readUrl: options.database.readUrl,
+      maxConnections: options.database.maxConnections
     }
   const ps = options.policySnapshot
   const it = options.identityToken

@@ -23,18 +23,25 @@ import type { ResolvedConfig } from "../config/resolved.js"
  * ```
  */
 export const sqlClientLayer = (database: ResolvedConfig["database"]): Layer.Layer<SqlClient.SqlClient, unknown> =>
-  database._tag === "Layer" ? database.layer : urlClientLayer(database.dialect, database.url, database.schema)
+  database._tag === "Layer"
+    ? database.layer
+    : urlClientLayer(database.dialect, database.url, database.schema, "primary", database.maxConnections)
+
+/** How many connections a pool svc opens holds when `database.maxConnections` is not given. */
+export const DEFAULT_MAX_CONNECTIONS = 10
 
 /**
- * A pool for one URL of `dialect`. `role: "read"` is `database.readUrl`'s: on PostgreSQL it starts
- * even when no host answers yet and keeps looking (reads fail with 503 meanwhile); MySQL's driver
- * checks its URL once at start, so a MySQL read server must answer then.
+ * A pool for one URL of `dialect`, of at most `maxConnections` (SQLite: always one). `role:
+ * "read"` is `database.readUrl`'s: on PostgreSQL it starts even when no host answers yet and keeps
+ * looking (reads fail with 503 meanwhile); MySQL's driver checks its URL once at start, so a MySQL
+ * read server must answer then.
  */
 export const urlClientLayer = (
   dialect: SqlDialect,
   url: string,
   schema: string | undefined,
-  role: "primary" | "read" = "primary"
+  role: "primary" | "read" = "primary",
+  maxConnections = DEFAULT_MAX_CONNECTIONS
 ): Layer.Layer<SqlClient.SqlClient, unknown> =>
   Layer.unwrapEffect(Effect.promise(async (): Promise<Layer.Layer<SqlClient.SqlClient, unknown>> => {
     const option = role === "primary" ? "database.url" : "database.readUrl"
@@ -52,16 +59,15 @@ export const urlClientLayer = (
         ])
         const target = parsePgUrl(url)
         if (typeof target === "string") return Layer.fail(new Error(`${option}: ${target}`))
+        const pool = { ...defaultPgPoolOptions, maxConnections }
         return pgClientLayer(
           withSchema(target, schema),
-          role === "primary"
-            ? defaultPgPoolOptions
-            : { ...defaultPgPoolOptions, startWithoutServer: true, label: "read" }
+          role === "primary" ? pool : { ...pool, startWithoutServer: true, label: "read" }
         )
       }
       case "mysql": {
         const { MysqlClient } = await import("@effect/sql-mysql2")
-        const layer = MysqlClient.layer({ url: Redacted.make(url), maxConnections: 10 })
+        const layer = MysqlClient.layer({ url: Redacted.make(url), maxConnections })
         // The driver's reason (no URL in it); the server's startup message names the primary's location only.
         return role === "primary" ?
           layer :

@@ -39,8 +39,8 @@ export interface PgPoolOptions {
   readonly label?: string | undefined
 }
 
-export const defaultPgPoolOptions: PgPoolOptions = {
-  maxConnections: 10,
+/** Everything but the pool's size, which is `database.maxConnections` (client.ts). */
+export const defaultPgPoolOptions: Omit<PgPoolOptions, "maxConnections"> = {
   connectTimeout: Duration.seconds(5),
   checkInterval: Duration.seconds(1),
   searchInterval: Duration.millis(200)
@@ -224,7 +224,7 @@ const makePool = (target: PgTarget, options: PgPoolOptions) =>
  * The `SqlClient` layer for a PostgreSQL URL read by `parsePgUrl`, on node-postgres through
  * `@effect/sql-pg`.
  */
-export const pgClientLayer = (target: PgTarget, options: PgPoolOptions = defaultPgPoolOptions) =>
+export const pgClientLayer = (target: PgTarget, options: PgPoolOptions) =>
   PgClient.layerFromPool({
     acquire: Effect.acquireRelease(
       makePool(target, options),

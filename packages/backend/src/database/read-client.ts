@@ -50,7 +50,7 @@ export const readSqlClientLayer = (
     ? database.readLayer
     : database.readUrl === undefined
     ? undefined
-    : urlClientLayer(database.dialect, database.readUrl, database.schema, "read")
+    : urlClientLayer(database.dialect, database.readUrl, database.schema, "read", database.maxConnections)
   const fromSqlClient = Layer.effect(ReadSqlClient, SqlClient.SqlClient)
   return read === undefined ? fromSqlClient : fromSqlClient.pipe(Layer.provide(read))
 }

@@ -8,15 +8,8 @@ import { bearerToken } from "../http/bearer.js"
 import { errorResponse } from "../http/error-response.js"
 import { ipLimit } from "../http/rate-limit.js"
 import { RateLimits } from "../limits/rate-limits.js"
-import {
-  type Action,
-  countsByAction,
-  type InsightData,
-  isAction,
-  renderInsight,
-  renderLogin,
-  TOP_COUNTRIES
-} from "./page.js"
+import { sumCells } from "./cells.js"
+import { type InsightData, renderInsight, renderLogin } from "./page.js"
 import { InsightRepo } from "./repository.js"
 import { makeInsightSessions } from "./session.js"
 
@@ -74,79 +67,33 @@ export const InsightRoutesLive = Layer.unwrapEffect(
     const load = (fromMs: number, toMs: number, domain: string | null) =>
       Effect.gen(function*() {
         const scope = { tenantId: config.tenantId ?? "", fromMs, toMs, domain }
-        const [totals, countryRows, releaseRows] = yield* orDatabaseError(
-          Effect.all([repo.totals(scope), repo.countries(scope), repo.latestReleases(scope.tenantId)])
+        const [cells, releaseRows] = yield* orDatabaseError(
+          Effect.all([repo.cells(scope), repo.latestReleases(scope.tenantId)])
         )
+        const totals = sumCells(cells, fromMs, toMs)
         // The experiments with the most decisions in the period, then the summary service (the same
         // numbers as GET /experiments/:id/summary) for each.
-        const experimentRows = totals.filter((row) => row.kind === "experiment")
-          .sort((a, b) => b.decisions - a.decisions || (a.name! < b.name! ? -1 : a.name! > b.name! ? 1 : 0))
-          .slice(0, 5)
-        const experiments = yield* Effect.forEach(experimentRows, (row) =>
+        const experiments = yield* Effect.forEach(totals.experiments, (id) =>
           Effect.map(
-            summaries.summary(row.name!, {
+            summaries.summary(id, {
               from: new Date(fromMs).toISOString(),
               to: new Date(toMs - 1).toISOString(),
               ...(domain === null ? {} : { domain })
             }, { medians: false }),
             (summary) => ({
-              id: row.name!,
+              id,
               arms: summary.arms.map((a) => ({ arm: a.arm, choices: a.choices, acceptAll: a.byAction.accept_all ?? 0 }))
             })
           ))
-        const byDay = new Map<number, Record<Action, number>>()
-        for (let d = fromMs / DAY_MS; d < toMs / DAY_MS; d++)
-          byDay.set(d, countsByAction(() => 0))
-        const rules = new Map<string, { decisions: number; acceptAll: number }>()
-        const gpc = { decisions: 0, withGpc: 0 }
-        for (const row of totals) {
-          if (row.kind === "day") {
-            gpc.decisions += row.decisions
-            gpc.withGpc += row.withGpc ?? 0
-            const counts = byDay.get(row.day!)
-            if (counts === undefined)
-              continue
-            const action = isAction(row.action) ? row.action : "unknown"
-            counts[action] += row.decisions
-          } else if (row.kind === "rule") {
-            const name = row.name ?? "(no rule recorded)"
-            const rule = rules.get(name) ?? { decisions: 0, acceptAll: 0 }
-            rule.decisions += row.decisions
-            if (row.action === "accept_all")
-              rule.acceptAll += row.decisions
-            rules.set(name, rule)
-          }
-        }
-        const known = countryRows.filter((row) => row.country !== null)
-          .sort((a, b) => b.decisions - a.decisions || (a.country! < b.country! ? -1 : 1))
-        const rest = known.slice(TOP_COUNTRIES)
-        const unknown = countryRows.find((row) => row.country === null)
-        const countries: InsightData["countries"] = [
-          ...known.slice(0, TOP_COUNTRIES).map((row) => ({
-            country: row.country!,
-            decisions: row.decisions,
-            acceptAll: row.acceptAll
-          })),
-          ...(rest.length === 0 ? [] : [{
-            country: "other" as const,
-            decisions: rest.reduce((sum, row) => sum + row.decisions, 0),
-            acceptAll: rest.reduce((sum, row) => sum + row.acceptAll, 0)
-          }]),
-          ...(unknown === undefined ? [] : [{
-            country: "unknown" as const,
-            decisions: unknown.decisions,
-            acceptAll: unknown.acceptAll
-          }])
-        ]
         const data: InsightData = {
           from: isoDay(fromMs),
           to: isoDay(toMs - DAY_MS),
           domain,
           tenant: config.tenantId ?? null,
-          days: [...byDay].map(([d, counts]) => ({ date: isoDay(d * DAY_MS), counts })),
-          rules: [...rules].sort(([a], [b]) => a.localeCompare(b)).map(([policy, r]) => ({ policy, ...r })),
-          countries,
-          gpc,
+          days: totals.days.map(({ counts, day }) => ({ date: isoDay(day * DAY_MS), counts })),
+          rules: totals.rules,
+          countries: totals.countries,
+          gpc: totals.gpc,
           experiments,
           releases: releaseRows.map((r) => ({
             type: r.type,

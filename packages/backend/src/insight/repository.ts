@@ -2,6 +2,7 @@ import { SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { ReadSqlClient } from "../database/read-client.js"
 import { SqlNumber } from "../database/columns.js"
+import { findAll } from "../database/rows.js"
 
 /** One insight query: a tenant (`''` in single-tenant scope), a half-open period and maybe a domain. */
 export const InsightScope = Schema.Struct({
@@ -13,26 +14,20 @@ export const InsightScope = Schema.Struct({
 export type InsightScope = typeof InsightScope.Type
 
 /**
- * One row of the insight aggregate: decisions per UTC day and action (with how many carried a GPC
- * proof), per rule and action, or per experiment, told apart by `kind`.
+ * One cell of the insight aggregate: the period's decisions of one UTC day, action, rule,
+ * experiment and visitor country (`null` where none was recorded), and how many carried a GPC
+ * proof. The page sums its totals per day, rule, experiment and country from these (cells.ts).
  */
-const TotalRow = Schema.Struct({
-  kind: Schema.Literal("day", "rule", "experiment"),
-  day: Schema.NullOr(SqlNumber),
+const CellRow = Schema.Struct({
+  day: SqlNumber,
   action: Schema.NullOr(Schema.String),
-  name: Schema.NullOr(Schema.String),
-  decisions: SqlNumber,
-  withGpc: Schema.NullOr(SqlNumber)
-})
-export type TotalRow = typeof TotalRow.Type
-
-/** Decisions per visitor country (`null`: none was known at save), and how many accepted all. */
-const CountryRow = Schema.Struct({
+  policyId: Schema.NullOr(Schema.String),
+  experimentId: Schema.NullOr(Schema.String),
   country: Schema.NullOr(Schema.String),
   decisions: SqlNumber,
-  acceptAll: SqlNumber
+  withGpc: SqlNumber
 })
-export type CountryRow = typeof CountryRow.Type
+export type CellRow = typeof CellRow.Type
 
 const ReleaseRow = Schema.Struct({
   type: Schema.String,
@@ -45,12 +40,13 @@ export type ReleaseRow = typeof ReleaseRow.Type
 const DAY_MS = 86_400_000
 
 /**
- * The insight page's SQL. Its aggregates are one statement: a single pass over the
- * `svc_consents_insight` index of migration 17 (tenant, UTC day, action, rule, experiment, then the
- * filtered and counted columns) groups the period's decisions into cells in index order, without
- * sorting them or reading a table row; the per-day, per-rule and per-experiment totals are then
- * summed from those few cells. The period bounds the index range, so the cost follows the
- * period's rows, never the table's.
+ * The insight page's SQL. Its aggregates are one statement, one pass over the period: on SQLite and
+ * PostgreSQL a range of the `svc_consents_insight` index (migration 21: tenant, UTC day, action,
+ * rule, experiment, country, then the filtered and counted columns), grouped into cells in index
+ * order without sorting or reading a table row; on MySQL, which has no such index, one read of the
+ * period's rows. The cells are few next to the rows (a day's decisions of one action, rule,
+ * experiment and country); the page sums them per day, rule, experiment and country. The period
+ * bounds the index range, so the cost follows the period's rows, never the table's.
  */
 export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/InsightRepo", {
   effect: Effect.gen(function*() {
@@ -74,38 +70,15 @@ export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/Ins
         ...(scope.domain === null ? [] : [sql`domain = ${scope.domain}`])
       ])
 
-    const totals = SqlSchema.findAll({
+    const cells = findAll({
       Request: InsightScope,
-      Result: TotalRow,
+      Result: CellRow,
       execute: (scope) =>
-        sql`WITH cells AS (
-            SELECT ${day} AS day, action, policy_id, experiment_id, COUNT(*) AS decisions,
-              SUM(CASE WHEN gpc IS NULL THEN 0 ELSE 1 END) AS with_gpc
-            FROM svc_consents WHERE ${where(scope)}
-            GROUP BY ${day}, action, policy_id, experiment_id
-          )
-          SELECT 'day' AS kind, day, action, NULL AS name, SUM(decisions) AS decisions, SUM(with_gpc) AS ${
-          sql("withGpc")
-        }
-            FROM cells GROUP BY day, action
-          UNION ALL
-          SELECT 'rule', NULL, action, policy_id, SUM(decisions), NULL FROM cells GROUP BY policy_id, action
-          UNION ALL
-          SELECT 'experiment', NULL, NULL, experiment_id, SUM(decisions), NULL FROM cells
-            WHERE experiment_id IS NOT NULL GROUP BY experiment_id`
-    })
-
-    /**
-     * The period's decisions per country: one grouped statement beside `totals`, over the same
-     * period, read from the same index (migration 18 put `country` in it).
-     */
-    const countries = SqlSchema.findAll({
-      Request: InsightScope,
-      Result: CountryRow,
-      execute: (scope) =>
-        sql`SELECT country, COUNT(*) AS decisions,
-            SUM(CASE WHEN action = ${"accept_all"} THEN 1 ELSE 0 END) AS ${sql("acceptAll")}
-          FROM svc_consents WHERE ${where(scope)} GROUP BY country`
+        sql`SELECT ${day} AS day, action, policy_id AS ${sql("policyId")}, experiment_id AS ${
+          sql("experimentId")
+        }, country, COUNT(*) AS decisions, SUM(CASE WHEN gpc IS NULL THEN 0 ELSE 1 END) AS ${sql("withGpc")}
+          FROM svc_consents WHERE ${where(scope)}
+          GROUP BY ${day}, action, policy_id, experiment_id, country`
     })
 
     /** The latest legal-document publishes of the tenant (index `(tenant_id, type, created_at)`). */
@@ -117,6 +90,6 @@ export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/Ins
           FROM svc_legal_documents WHERE tenant_id = ${tenantId} ORDER BY created_at DESC, id LIMIT 8`
     })
 
-    return { totals, countries, latestReleases } as const
+    return { cells, latestReleases } as const
   })
 }) {}

@@ -133,7 +133,7 @@ export const statementKindOf = (sql: unknown): StatementKind => {
 
 const statementsInFlight = Metric.gauge("svc_db_statements_in_flight", {
   description:
-    "Database statements started and not finished (waiting for a connection or running); near the pool size (10) means the pool is saturated"
+    "Database statements started and not finished (waiting for a connection or running); near the pool size (database.maxConnections, 10 by default) means the pool is saturated"
 })
 /** A statement started (`+1`) or finished (`-1`): the gauge adds the delta to its own value. */
 export const trackStatementInFlight = (delta: 1 | -1): void => statementsInFlight.unsafeModify(delta, [])

@@ -21,6 +21,7 @@ import consentInsightIndex from "./17-consent-insight-index.js"
 import consentCountry from "./18-consent-country.js"
 import transparencyLog from "./19-transparency-log.js"
 import consentPartitions from "./20-consent-partitions.js"
+import insightIndexCountry from "./21-insight-index-country.js"
 
 /**
  * Numbered migrations, one change each; a new one gets the next number and never edits an old one.
@@ -62,7 +63,8 @@ export const migrations: ReadonlyArray<
   [17, "consent-insight-index", consentInsightIndex],
   [18, "consent-country", consentCountry],
   [19, "transparency-log", transparencyLog],
-  [20, "consent-partitions", consentPartitions]
+  [20, "consent-partitions", consentPartitions],
+  [21, "insight-index-country", insightIndexCountry]
 ]
 
 /** A migration step that failed: which one, and the driver's reason (never the connection URL). */
