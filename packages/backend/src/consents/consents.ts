@@ -10,7 +10,6 @@ import {
 } from "@svc/api"
 import { ConsentId, isLegalDocumentType, SaveConsentRequest, type SaveConsentResponse } from "@svc/schema"
 import { SqlClient } from "@effect/sql"
-import { randomBytes } from "node:crypto"
 import { Clock, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { storedIp } from "../access/ip-address.js"
 import type { RequestContext } from "../access/request-context.js"
@@ -29,6 +28,7 @@ import { ConsentEvents } from "./consent-events.js"
 import { subjectChoiceOf, subjectVendorChoiceOf } from "./choices.js"
 import { readConsentRow, type StoredConsent } from "./records.js"
 import { type ConsentColumns, type ConsentRow, consentRowOf, ConsentsRepo } from "./repository.js"
+import { makeRandomPool } from "./random-pool.js"
 import { judgeSnapshot, type SnapshotVerdict } from "./snapshot-rules.js"
 import { commitPersonalData } from "../transparency/leaf.js"
 
@@ -101,7 +101,8 @@ export type SaveError =
   | InvalidRequest
   | DatabaseError
 
-const newConsentId = () => ConsentId.make(`cns_${randomBytes(16).toString("base64url")}`)
+/** An id svc makes is of its schema's form by construction: not checked again. */
+const madeId = { disableValidation: true } as const
 
 const USER_AGENT_MAX = 512
 /** JSON columns are TEXT: 65,535 bytes on MySQL, which would truncate rather than refuse. */
@@ -165,6 +166,8 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
     const events = yield* ConsentEvents
     const tenantId = config.tenantId ?? ""
     const declaredVendors = config.manifest.vendors ?? []
+    const random = makeRandomPool()
+    const newConsentId = () => ConsentId.make(`cns_${random(16).toString("base64url")}`, madeId)
 
     /**
      * Which policy the act was decided under. With signing configured a cookie-banner save must
@@ -318,7 +321,7 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
           externalId: link?.externalId ?? null,
           ipAddress,
           userAgent: storedUserAgent
-        })
+        }, random(16))
         const row: ConsentColumns = {
           id: newConsentId(),
           tenant_id: tenantId,
@@ -352,6 +355,8 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
           log_commitment: personal.commitment,
           log_salt: personal.salt
         }
+        // The act as a read of its row would give it: its events carry it, and a first save answers with it.
+        const written = readConsentRow(consentRowOf(row, release))
         // One transaction: the subject (with its link) and the act land together or not at all.
         // Both inserts skip an existing row rather than raise, so nothing aborts the transaction.
         const inserted = yield* sql.withTransaction(
@@ -367,7 +372,7 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
             // The act's events commit (or roll back) with it; a replay stores nothing and sends nothing.
             if (stored) {
               yield* events.recorded({
-                stored: readConsentRow(consentRowOf(row, release)),
+                stored: written,
                 link,
                 newSubject: created,
                 action: body.action ?? null,
@@ -380,7 +385,7 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
         // A twin's act is read after this transaction ends: inside it, a MySQL snapshot could predate the twin's commit.
         let stored: StoredConsent
         if (inserted) {
-          stored = readConsentRow(consentRowOf(row, release))
+          stored = written
         } else {
           const landed = yield* findStored
           if (Option.isNone(landed)) return yield* Effect.dieMessage("an act that blocked an insert is not readable")
