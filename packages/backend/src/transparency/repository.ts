@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { Millis } from "../database/columns.js"
 import { changedRows } from "../database/database-error.js"
 import { findAll } from "../database/rows.js"
+import { powerOfTwoRuns } from "../database/statement-runs.js"
 import { tenantColumnBesideIds } from "../database/tenant-column.js"
 import { LEAF_COLUMN_LIST, LeafColumns } from "./leaf.js"
 import type { NodeKey } from "./tree.js"
@@ -33,17 +34,13 @@ export interface NewLeaf {
 
 const TreeSize = Schema.Struct({ tree_size: Millis })
 
-/**
- * Acts whose index one `UPDATE` sets. Its `CASE` is read linearly for every row it changes, so a
- * statement costs its length squared: 100 keeps that below the cost of the statement itself.
- */
-const INDEX_CHUNK = 100
-
 /** SQL of the transparency log; every statement is scoped to the tenant (`''` without one). */
 export class LogRepo extends Effect.Service<LogRepo>()("@svc/backend/LogRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const leafColumns = sql.literal(LEAF_COLUMN_LIST)
+    /** A 64-bit integer type for CAST. */
+    const integer = sql.literal(sql.onDialectOrElse({ mysql: () => "SIGNED", orElse: () => "BIGINT" }))
 
     /**
      * Takes or renews the sequencer's lease: the state row is created once, then held by whoever
@@ -140,10 +137,10 @@ export class LogRepo extends Effect.Service<LogRepo>()("@svc/backend/LogRepo", {
         const moved = yield* sql`UPDATE svc_log_state SET tree_size = ${to}
           WHERE tenant_id = ${input.tenantId} AND tree_size = ${input.from} AND lease_owner = ${input.owner}`.raw
         if (changedRows(moved) !== 1) return false
-        for (let i = 0; i < input.leaves.length; i += 500) {
-          const chunk = input.leaves.slice(i, i + 500)
+        // Runs of power-of-two lengths: a handful of statement texts, each prepared once (see statement-runs.ts).
+        for (const run of powerOfTwoRuns(input.leaves, 256)) {
           yield* sql`INSERT INTO svc_log_leaves ${
-            sql.insert(chunk.map((leaf) => ({
+            sql.insert(run.map((leaf) => ({
               tenant_id: input.tenantId,
               leaf_index: leaf.index,
               consent_id: leaf.consentId,
@@ -151,10 +148,9 @@ export class LogRepo extends Effect.Service<LogRepo>()("@svc/backend/LogRepo", {
             })))
           }`
         }
-        for (let i = 0; i < input.nodes.length; i += 500) {
-          const chunk = input.nodes.slice(i, i + 500)
+        for (const run of powerOfTwoRuns(input.nodes, 256)) {
           yield* sql`INSERT INTO svc_log_nodes ${
-            sql.insert(chunk.map((node) => ({
+            sql.insert(run.map((node) => ({
               tenant_id: input.tenantId,
               level: node.level,
               node_index: node.index,
@@ -162,16 +158,15 @@ export class LogRepo extends Effect.Service<LogRepo>()("@svc/backend/LogRepo", {
             })))
           }`
         }
-        // Each act's index, INDEX_CHUNK acts a statement (was one statement per act). The indices
-        // are the tree's own integers, written as literals: PostgreSQL would type a bound THEN as text.
-        for (let i = 0; i < input.leaves.length; i += INDEX_CHUNK) {
-          const chunk = input.leaves.slice(i, i + INDEX_CHUNK)
+        // Each act's index, up to 64 acts a statement (one CASE over their ids) rather than one
+        // statement per act. A bound THEN is cast: PostgreSQL would type it as text.
+        for (const run of powerOfTwoRuns(input.leaves, 64)) {
           const indices = sql.join(" ", false)(
-            chunk.map((leaf) => sql`WHEN ${leaf.consentId} THEN ${sql.literal(String(leaf.index))}`)
+            run.map((leaf) => sql`WHEN ${leaf.consentId} THEN CAST(${leaf.index} AS ${integer})`)
           )
           yield* sql`UPDATE svc_consents SET log_index = CASE id ${indices} END
             WHERE ${tenantColumnBesideIds(sql, "tenant_id")} = ${input.tenantId}
-            AND id IN ${sql.in(chunk.map((leaf) => leaf.consentId))}`
+            AND id IN ${sql.in(run.map((leaf) => leaf.consentId))}`
         }
         return true
       })
