@@ -123,6 +123,9 @@ const unstorable = (decision: ActDecision, givenAt: number): string | undefined 
 
 const validateSave = Schema.validate(SaveConsentRequest, { errors: "all" })
 
+/** No policy judged: signing is off, or the act needs no snapshot token. */
+const noVerdict = Effect.succeed(undefined)
+
 /**
  * The write side of the consent ledger (the read side is `ConsentReads`): records acts exactly
  * once (the act key is unique, so a replay or a racing twin gets the stored record back) and
@@ -179,22 +182,21 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
       decision: ActDecision,
       now: number,
       withApiKey: boolean
-    ): Effect.Effect<SnapshotVerdict | undefined, PolicySnapshotInvalid | PolicySnapshotExpired | StalePolicy> =>
-      Effect.gen(function*() {
-        const settings = snapshots.settings
-        if (settings === undefined) return undefined
-        const token = body.policySnapshotToken
-        if (token === undefined) {
-          if (body.type !== "cookie_banner" || withApiKey) return undefined
-          return yield* Effect.fail(
-            new StalePolicy({
-              message: "This backend signs policy decisions: send the policySnapshotToken from /init with the save",
-              reason: "incomplete-inputs"
-            })
-          )
-        }
-        const claims = yield* snapshots.verify(token)
-        return yield* judgeSnapshot({
+    ): Effect.Effect<SnapshotVerdict | undefined, PolicySnapshotInvalid | PolicySnapshotExpired | StalePolicy> => {
+      const settings = snapshots.settings
+      if (settings === undefined) return noVerdict
+      const token = body.policySnapshotToken
+      if (token === undefined) {
+        if (body.type !== "cookie_banner" || withApiKey) return noVerdict
+        return Effect.fail(
+          new StalePolicy({
+            message: "This backend signs policy decisions: send the policySnapshotToken from /init with the save",
+            reason: "incomplete-inputs"
+          })
+        )
+      }
+      return Effect.flatMap(snapshots.verify(token), (claims) =>
+        judgeSnapshot({
           claims,
           givenAt: body.givenAt.getTime(),
           now,
@@ -202,8 +204,8 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
           pack: manifest.rule(claims.policyId),
           decision,
           checkDecision: body.type === "cookie_banner"
-        })
-      })
+        }))
+    }
 
     /** A stored act answering a save: the same decision returns it, any other is a CONFLICT. */
     const answerStored = (row: ConsentRow, digest: string) => {
@@ -220,23 +222,22 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
       return Effect.succeed(stored)
     }
 
-    const respond = (stored: StoredConsent): Effect.Effect<SaveConsentResponse, DatabaseError> =>
-      Effect.gen(function*() {
-        const response: SaveConsentResponse = {
-          subjectId: stored.subjectId,
-          consentId: stored.id,
-          appliedPreferences: stored.preferences,
-          givenAt: new Date(stored.givenAt),
-          runtimePolicySource: stored.runtimePolicySource,
-          ...(stored.gpc === null ? {} : { gpcOverridden: stored.gpc.overridden })
-        }
-        if (stored.vendorChoice === null) return response
-        const all = (yield* orDatabaseError(consents.listBySubject({ tenantId, subjectId: stored.subjectId }))).map(
-          readConsentRow
-        )
+    const respond = (stored: StoredConsent): Effect.Effect<SaveConsentResponse, DatabaseError> => {
+      const response: SaveConsentResponse = {
+        subjectId: stored.subjectId,
+        consentId: stored.id,
+        appliedPreferences: stored.preferences,
+        givenAt: new Date(stored.givenAt),
+        runtimePolicySource: stored.runtimePolicySource,
+        ...(stored.gpc === null ? {} : { gpcOverridden: stored.gpc.overridden })
+      }
+      if (stored.vendorChoice === null) return Effect.succeed(response)
+      return Effect.map(orDatabaseError(consents.listBySubject({ tenantId, subjectId: stored.subjectId })), (rows) => {
+        const all = rows.map(readConsentRow)
         const vendorChoice = subjectVendorChoiceOf(all, declaredVendors, subjectChoiceOf(all))
         return vendorChoice === null ? response : { ...response, subjectVendorChoice: vendorChoice }
       })
+    }
 
     /** The save's outcome on its wide log event (and so in the save metrics, with telemetry). */
     const recordDecisionSource = (event: RequestContext["logFields"], stored: StoredConsent, action: string | null) => {
@@ -269,7 +270,8 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
           legalReleaseId: release?.id ?? null
         })
         const digest = actDigest(decision)
-        const findStored = orDatabaseError(consents.findByActKey({ tenantId, actKey: key }))
+        // Read only where a save meets its stored twin (a replay, a stale token): built when run.
+        const findStored = orDatabaseError(Effect.suspend(() => consents.findByActKey({ tenantId, actKey: key })))
 
         const verdict = yield* Effect.either(judge(body, decision, now, context.apiKey === "valid"))
         if (Either.isLeft(verdict)) {
