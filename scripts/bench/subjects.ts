@@ -16,7 +16,9 @@
  * one, on its own database migrated by its own `svc migrate`, and prints svc ÷ baseline.
  * `SVC_BENCH_ROUNDS=n` (default 1) measures every server n times, alternating them in each round, and
  * prints the means: on a busy machine requests/s swing with whatever else runs, the CPU time per
- * request much less.
+ * request much less. `SVC_BENCH_PATHS=saves` (or `reads`) measures only those paths, and
+ * `SVC_BENCH_SERVERS=baseline` only svc and those (of baseline, floor, ceiling), so that
+ * more rounds fit in the same minutes.
  *
  *   npx tsx --conditions=@svc/source scripts/bench/subjects.ts        (or `npm run bench -- subjects`)
  *   SVC_BENCH_DIALECTS=sqlite ...                                      (one dialect)
@@ -64,9 +66,14 @@ const requireFromBackend = createRequire(join(ROOT, "packages/backend/package.js
  * `SVC_BENCH_TLOG=<seconds>` runs svc with the transparency log on, checkpointing every that many
  * seconds, so the sequencer works beside the saves (a build before #27 does not know the option).
  */
-const TLOG_INTERVAL = process.env.SVC_BENCH_TLOG === undefined ? undefined : Number(process.env.SVC_BENCH_TLOG)
+const TLOG_INTERVAL = process.env.SVC_BENCH_TLOG === undefined || process.env.SVC_BENCH_TLOG === ""
+  ? undefined
+  : Number(process.env.SVC_BENCH_TLOG)
 
 type Dialect = "sqlite" | "postgres"
+
+/** The paths measured (`SVC_BENCH_PATHS`, default both). */
+const PATHS = new Set((process.env.SVC_BENCH_PATHS ?? "saves,reads").split(","))
 
 const subjectId = () => `sub_${randomBytes(12).toString("base64url")}`
 
@@ -273,7 +280,10 @@ const bundleFloor = async (dir: string): Promise<string> => {
 interface Row {
   readonly dialect: Dialect
   readonly what: string
+  /** The mean of each server's rounds. */
   readonly results: ReadonlyMap<ServerName, Measured>
+  /** Each server's rounds, in order. */
+  readonly rounds: ReadonlyMap<ServerName, ReadonlyArray<Measured>>
 }
 
 interface Running {
@@ -349,12 +359,24 @@ const startServer = async (
 const alternated = async (
   servers: ReadonlyArray<Running>,
   run: (server: Running) => Promise<Measured>
-): Promise<ReadonlyMap<ServerName, Measured>> => {
+): Promise<Pick<Row, "results" | "rounds">> => {
   const runs = new Map<ServerName, Array<Measured>>(servers.map((server) => [server.name, []]))
   for (let round = 0; round < ROUNDS; round++) {
     for (const server of servers) runs.get(server.name)!.push(await run(server))
   }
-  return new Map([...runs].map(([name, measured]) => [name, mean(measured)]))
+  return { results: new Map([...runs].map(([name, measured]) => [name, mean(measured)])), rounds: runs }
+}
+
+/**
+ * The median over rounds of svc's CPU per request ÷ `name`'s in the same round: the two ran one
+ * after the other, under much the same load, so one disturbed round moves it less than the means.
+ */
+const medianCpuRatio = (row: Row, name: ServerName): number => {
+  const svc = row.rounds.get("svc")!
+  const other = row.rounds.get(name)!
+  const ratios = svc.map((m, i) => m.cpuUs / other[i]!.cpuUs).sort((a, b) => a - b)
+  const middle = Math.floor(ratios.length / 2)
+  return ratios.length % 2 === 1 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2
 }
 
 const benchDialect = async (dialect: Dialect): Promise<ReadonlyArray<Row>> => {
@@ -362,21 +384,25 @@ const benchDialect = async (dialect: Dialect): Promise<ReadonlyArray<Row>> => {
   const children: Array<ChildProcess> = []
   const databases: Array<Database> = []
   try {
-    const names: ReadonlyArray<ServerName> = BASELINE_BIN === undefined
-      ? ["svc", "floor", "ceiling"]
-      : ["svc", "baseline", "floor", "ceiling"]
+    const chosen = process.env.SVC_BENCH_SERVERS?.split(",")
+    const names = (["svc", "baseline", "floor", "ceiling"] as const).filter((name) =>
+      name === "svc" ||
+      (name !== "baseline" || BASELINE_BIN !== undefined) && (chosen === undefined || chosen.includes(name))
+    )
     const servers: Array<Running> = []
     for (const name of names) servers.push(await startServer(dialect, dir, name, children, databases))
 
     const rows: Array<Row> = []
     // warm-up (JIT, connection pools), then saves of fresh subjects
     for (const server of servers) await measureSaves(server.base, 1)
-    rows.push({
-      dialect,
-      what: "POST /subjects (new subject)",
-      results: await alternated(servers, (server) => measureSaves(server.base, DURATION_S, server.pid))
-    })
-    for (const count of [1, 200]) {
+    if (PATHS.has("saves")) {
+      rows.push({
+        dialect,
+        what: "POST /subjects (new subject)",
+        ...(await alternated(servers, (server) => measureSaves(server.base, DURATION_S, server.pid)))
+      })
+    }
+    for (const count of PATHS.has("reads") ? [1, 200] : []) {
       const ids = new Map<ServerName, string>()
       for (const server of servers) {
         ids.set(server.name, await seed(server.base, count))
@@ -385,10 +411,10 @@ const benchDialect = async (dialect: Dialect): Promise<ReadonlyArray<Row>> => {
       rows.push({
         dialect,
         what: `GET /subjects/:id (${count} consent${count === 1 ? "" : "s"})`,
-        results: await alternated(
+        ...(await alternated(
           servers,
           (server) => measureRead(server.base, ids.get(server.name)!, DURATION_S, server.pid)
-        )
+        ))
       })
     }
     return rows
@@ -419,7 +445,10 @@ const printRows = (rows: ReadonlyArray<Row>) => {
     })
     const ratios = names.filter((name) => name !== "svc").map((name) => {
       const m = r.results.get(name)!
-      return `svc ÷ ${name}: ${percent(svc.rps, m.rps)} of its req/s, ${percent(svc.cpuUs, m.cpuUs)} of its CPU`
+      const median = ROUNDS > 1 ? ` (median of the rounds' ratios ${fmt(100 * medianCpuRatio(r, name), 1)}%)` : ""
+      return `svc ÷ ${name}: ${percent(svc.rps, m.rps)} of its req/s, ${
+        percent(svc.cpuUs, m.cpuUs)
+      } of its CPU${median}`
     })
     console.log(`${r.dialect} | ${r.what}\n  ${figures.join(" | ")}\n  ${ratios.join(" | ")}`)
   }
@@ -441,7 +470,7 @@ export const run = async (): Promise<void> => {
     }
   }
   printRows(rows)
-  const sqlite = rows.filter((r) => r.dialect === "sqlite")
+  const sqlite = rows.filter((r) => r.dialect === "sqlite" && r.results.has("floor"))
   const ofFloor = (r: Row) => r.results.get("svc")!.rps / r.results.get("floor")!.rps
   const saves = sqlite.find((r) => r.what.startsWith("POST"))
   const reads = sqlite.filter((r) => r.what.startsWith("GET"))

@@ -81,6 +81,22 @@ describe("SQLite group commit", () => {
     expect(rows.every((r) => r.v === "b")).toBe(true)
   })
 
+  it("the client's copies (`safe`, `withoutTransforms()`) commit in groups too", async () => {
+    const { frames, one } = await withDatabase((sql) =>
+      Effect.gen(function*() {
+        yield* sql`PRAGMA wal_checkpoint(TRUNCATE)`
+        yield* insert(sql, 0)
+        const one = yield* walFrames(sql)
+        const copies = [sql.safe, sql.withoutTransforms()]
+        yield* Effect.all(Array.from({ length: 40 }, (_, i) => insert(copies[i % 2]!, i + 1)), {
+          concurrency: "unbounded"
+        })
+        return { frames: (yield* walFrames(sql)) - one, one }
+      })
+    )
+    expect(frames).toBeLessThan(40 * one / 4)
+  })
+
   it("a nested transaction inside a member rolls back to its savepoint", async () => {
     const rows = await withDatabase((sql) =>
       Effect.gen(function*() {

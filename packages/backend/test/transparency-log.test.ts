@@ -291,4 +291,35 @@ describe.each(dialects)("the transparency log [%s]", (dialect) => {
     expect(tampered.problems.find((p) => p.consentId === edited)?.message).toMatch(/edited/)
     expect(tampered.problems.find((p) => p.consentId === deleted)?.message).toMatch(/no row/)
   })
+
+  it("sequences a round of many acts (written in several statements) with one index each", async () => {
+    const before = checkpointOf((await latest())!).size
+    const ids: Array<string> = []
+    for (let round = 0; round < 15; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => save(server, cookieSave({ givenAt: Date.now() - 1000 + i })))
+      )
+      for (const answer of answers) {
+        expect(answer.status).toBe(200)
+        ids.push(answer.body.consentId)
+      }
+    }
+    await checkpointCovering(before + ids.length)
+    const indices = new Set<number>()
+    for (const id of ids) {
+      const proof = await proofOf(id)
+      indices.add(proof.leafIndex)
+      expect(
+        verifyInclusion({
+          index: proof.leafIndex,
+          size: proof.treeSize,
+          leaf: leafHash(Buffer.from(proof.leaf, "base64")),
+          path: proof.auditPath.map((h) => Buffer.from(h, "base64")),
+          root: checkpointOf(proof.checkpoint).root
+        })
+      ).toBe(true)
+    }
+    expect(indices.size).toBe(ids.length)
+    expect(Math.min(...indices)).toBeGreaterThanOrEqual(before)
+  })
 })

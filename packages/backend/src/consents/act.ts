@@ -1,6 +1,6 @@
 import type { OptionalCategory, Preferences, SaveConsentRequest } from "@svc/schema"
 import { OptionalCategories } from "@svc/schema"
-import { createHash } from "node:crypto"
+import { hash } from "node:crypto"
 import { canonicalJson } from "../policy/canonical.js"
 
 /** A receipt as stored: value and confirmation time in epoch milliseconds. */
@@ -65,7 +65,7 @@ export const decisionOf = (body: SaveConsentRequest): ActDecision => {
   }
 }
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+const sha256 = (text: string) => hash("sha256", text, "hex")
 
 /**
  * Identity of an act ("the same act", a fixed wire choice): tenant, subject, type, domain, givenAt and, for a

@@ -62,8 +62,7 @@ export class ConsentEvents extends Effect.Service<ConsentEvents>()("@svc/backend
 
     /** `consent.recorded`, and `consent.withdrawn` when the act turns off what the subject's previous act had on. */
     const recorded = (act: RecordedAct): Effect.Effect<void, SqlError.SqlError | ParseResult.ParseError> =>
-      Effect.gen(function*() {
-        if (!outbox.wanted("consent.recorded") && !outbox.wanted("consent.withdrawn")) return
+      !outbox.wanted("consent.recorded") && !outbox.wanted("consent.withdrawn") ? Effect.void : Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const record = recordOf(act, now)
         const subjectId = act.stored.subjectId

@@ -10,7 +10,6 @@ import {
 } from "@svc/api"
 import { ConsentId, isLegalDocumentType, SaveConsentRequest, type SaveConsentResponse } from "@svc/schema"
 import { SqlClient } from "@effect/sql"
-import { randomBytes } from "node:crypto"
 import { Clock, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { storedIp } from "../access/ip-address.js"
 import type { RequestContext } from "../access/request-context.js"
@@ -29,6 +28,7 @@ import { ConsentEvents } from "./consent-events.js"
 import { subjectChoiceOf, subjectVendorChoiceOf } from "./choices.js"
 import { readConsentRow, type StoredConsent } from "./records.js"
 import { type ConsentColumns, type ConsentRow, consentRowOf, ConsentsRepo } from "./repository.js"
+import { makeRandomPool } from "./random-pool.js"
 import { judgeSnapshot, type SnapshotVerdict } from "./snapshot-rules.js"
 import { commitPersonalData } from "../transparency/leaf.js"
 
@@ -101,7 +101,8 @@ export type SaveError =
   | InvalidRequest
   | DatabaseError
 
-const newConsentId = () => ConsentId.make(`cns_${randomBytes(16).toString("base64url")}`)
+/** An id svc makes is of its schema's form by construction: not checked again. */
+const madeId = { disableValidation: true } as const
 
 const USER_AGENT_MAX = 512
 /** JSON columns are TEXT: 65,535 bytes on MySQL, which would truncate rather than refuse. */
@@ -121,6 +122,9 @@ const unstorable = (decision: ActDecision, givenAt: number): string | undefined 
 }
 
 const validateSave = Schema.validate(SaveConsentRequest, { errors: "all" })
+
+/** No policy judged: signing is off, or the act needs no snapshot token. */
+const noVerdict = Effect.succeed(undefined)
 
 /**
  * The write side of the consent ledger (the read side is `ConsentReads`): records acts exactly
@@ -165,6 +169,8 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
     const events = yield* ConsentEvents
     const tenantId = config.tenantId ?? ""
     const declaredVendors = config.manifest.vendors ?? []
+    const random = makeRandomPool()
+    const newConsentId = () => ConsentId.make(`cns_${random(16).toString("base64url")}`, madeId)
 
     /**
      * Which policy the act was decided under. With signing configured a cookie-banner save must
@@ -176,22 +182,21 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
       decision: ActDecision,
       now: number,
       withApiKey: boolean
-    ): Effect.Effect<SnapshotVerdict | undefined, PolicySnapshotInvalid | PolicySnapshotExpired | StalePolicy> =>
-      Effect.gen(function*() {
-        const settings = snapshots.settings
-        if (settings === undefined) return undefined
-        const token = body.policySnapshotToken
-        if (token === undefined) {
-          if (body.type !== "cookie_banner" || withApiKey) return undefined
-          return yield* Effect.fail(
-            new StalePolicy({
-              message: "This backend signs policy decisions: send the policySnapshotToken from /init with the save",
-              reason: "incomplete-inputs"
-            })
-          )
-        }
-        const claims = yield* snapshots.verify(token)
-        return yield* judgeSnapshot({
+    ): Effect.Effect<SnapshotVerdict | undefined, PolicySnapshotInvalid | PolicySnapshotExpired | StalePolicy> => {
+      const settings = snapshots.settings
+      if (settings === undefined) return noVerdict
+      const token = body.policySnapshotToken
+      if (token === undefined) {
+        if (body.type !== "cookie_banner" || withApiKey) return noVerdict
+        return Effect.fail(
+          new StalePolicy({
+            message: "This backend signs policy decisions: send the policySnapshotToken from /init with the save",
+            reason: "incomplete-inputs"
+          })
+        )
+      }
+      return Effect.flatMap(snapshots.verify(token), (claims) =>
+        judgeSnapshot({
           claims,
           givenAt: body.givenAt.getTime(),
           now,
@@ -199,8 +204,8 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
           pack: manifest.rule(claims.policyId),
           decision,
           checkDecision: body.type === "cookie_banner"
-        })
-      })
+        }))
+    }
 
     /** A stored act answering a save: the same decision returns it, any other is a CONFLICT. */
     const answerStored = (row: ConsentRow, digest: string) => {
@@ -217,23 +222,22 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
       return Effect.succeed(stored)
     }
 
-    const respond = (stored: StoredConsent): Effect.Effect<SaveConsentResponse, DatabaseError> =>
-      Effect.gen(function*() {
-        const response: SaveConsentResponse = {
-          subjectId: stored.subjectId,
-          consentId: stored.id,
-          appliedPreferences: stored.preferences,
-          givenAt: new Date(stored.givenAt),
-          runtimePolicySource: stored.runtimePolicySource,
-          ...(stored.gpc === null ? {} : { gpcOverridden: stored.gpc.overridden })
-        }
-        if (stored.vendorChoice === null) return response
-        const all = (yield* orDatabaseError(consents.listBySubject({ tenantId, subjectId: stored.subjectId }))).map(
-          readConsentRow
-        )
+    const respond = (stored: StoredConsent): Effect.Effect<SaveConsentResponse, DatabaseError> => {
+      const response: SaveConsentResponse = {
+        subjectId: stored.subjectId,
+        consentId: stored.id,
+        appliedPreferences: stored.preferences,
+        givenAt: new Date(stored.givenAt),
+        runtimePolicySource: stored.runtimePolicySource,
+        ...(stored.gpc === null ? {} : { gpcOverridden: stored.gpc.overridden })
+      }
+      if (stored.vendorChoice === null) return Effect.succeed(response)
+      return Effect.map(orDatabaseError(consents.listBySubject({ tenantId, subjectId: stored.subjectId })), (rows) => {
+        const all = rows.map(readConsentRow)
         const vendorChoice = subjectVendorChoiceOf(all, declaredVendors, subjectChoiceOf(all))
         return vendorChoice === null ? response : { ...response, subjectVendorChoice: vendorChoice }
       })
+    }
 
     /** The save's outcome on its wide log event (and so in the save metrics, with telemetry). */
     const recordDecisionSource = (event: RequestContext["logFields"], stored: StoredConsent, action: string | null) => {
@@ -266,7 +270,8 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
           legalReleaseId: release?.id ?? null
         })
         const digest = actDigest(decision)
-        const findStored = orDatabaseError(consents.findByActKey({ tenantId, actKey: key }))
+        // Read only where a save meets its stored twin (a replay, a stale token): built when run.
+        const findStored = orDatabaseError(Effect.suspend(() => consents.findByActKey({ tenantId, actKey: key })))
 
         const verdict = yield* Effect.either(judge(body, decision, now, context.apiKey === "valid"))
         if (Either.isLeft(verdict)) {
@@ -318,7 +323,7 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
           externalId: link?.externalId ?? null,
           ipAddress,
           userAgent: storedUserAgent
-        })
+        }, random(16))
         const row: ConsentColumns = {
           id: newConsentId(),
           tenant_id: tenantId,
@@ -352,6 +357,8 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
           log_commitment: personal.commitment,
           log_salt: personal.salt
         }
+        // The act as a read of its row would give it: its events carry it, and a first save answers with it.
+        const written = readConsentRow(consentRowOf(row, release))
         // One transaction: the subject (with its link) and the act land together or not at all.
         // Both inserts skip an existing row rather than raise, so nothing aborts the transaction.
         const inserted = yield* sql.withTransaction(
@@ -367,7 +374,7 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
             // The act's events commit (or roll back) with it; a replay stores nothing and sends nothing.
             if (stored) {
               yield* events.recorded({
-                stored: readConsentRow(consentRowOf(row, release)),
+                stored: written,
                 link,
                 newSubject: created,
                 action: body.action ?? null,
@@ -380,7 +387,7 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
         // A twin's act is read after this transaction ends: inside it, a MySQL snapshot could predate the twin's commit.
         let stored: StoredConsent
         if (inserted) {
-          stored = readConsentRow(consentRowOf(row, release))
+          stored = written
         } else {
           const landed = yield* findStored
           if (Option.isNone(landed)) return yield* Effect.dieMessage("an act that blocked an insert is not readable")

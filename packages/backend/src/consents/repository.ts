@@ -80,7 +80,26 @@ export const consentRowOf = (
   row: ConsentColumns,
   release: { readonly version: string; readonly hash: string; readonly effective_date: number } | null
 ): ConsentRow => ({
-  ...row,
+  // The columns a record shows, named one by one: a spread would copy all of the row's 31.
+  id: row.id,
+  subject_id: row.subject_id,
+  act_digest: row.act_digest,
+  type: row.type,
+  domain: row.domain,
+  given_at: row.given_at,
+  created_at: row.created_at,
+  preferences: row.preferences,
+  receipts: row.receipts,
+  vendor_choice: row.vendor_choice,
+  policy_id: row.policy_id,
+  policy_fingerprint: row.policy_fingerprint,
+  runtime_policy_source: row.runtime_policy_source,
+  legal_release_id: row.legal_release_id,
+  journey_id: row.journey_id,
+  gpc: row.gpc,
+  gpp_string: row.gpp_string,
+  gpp_section_ids: row.gpp_section_ids,
+  tc_string: row.tc_string,
   legal_version: release?.version ?? null,
   legal_hash: release?.hash ?? null,
   legal_effective_date: release?.effective_date ?? null

@@ -20,7 +20,19 @@ const isDeadlock = (error: unknown): boolean => {
  * transaction"). A few tries with a short jittered pause; anything else fails as before.
  */
 export const retryDeadlocks = <A, E, R>(transaction: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.retry(transaction, { while: isDeadlock, schedule: deadlockRetries })
+  // The schedule (its driver, the iteration metadata it provides each attempt) is set up only once
+  // a deadlock happened: the first attempt, almost always the only one, runs as it is. The retry
+  // starts from that failure (handed back as its first attempt), so the pauses and the number of
+  // tries are the schedule's exactly.
+  Effect.catchIf(transaction, isDeadlock, (deadlock) => {
+    let replayed = false
+    const attempt = Effect.suspend(() => {
+      if (replayed) return transaction
+      replayed = true
+      return Effect.fail(deadlock)
+    })
+    return Effect.retry(attempt, { while: isDeadlock, schedule: deadlockRetries })
+  })
 
 /** Built once: a schedule is an immutable description, and every save runs through this retry. */
 const deadlockRetries = Schedule.jittered(Schedule.exponential("5 millis")).pipe(Schedule.intersect(Schedule.recurs(4)))

@@ -1,6 +1,6 @@
-import type { SqlError } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
-import { Deferred, Effect, Exit, Scope } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, FiberRef, Scope } from "effect"
 import { eventLoopTurn } from "./event-loop.js"
 
 /**
@@ -21,17 +21,18 @@ import { eventLoopTurn } from "./event-loop.js"
  *   or rolled back to), the group is broken: the members not yet run fail without running, and
  *   the group is rolled back.
  *
- * How it plugs in: `SqlClient.make` of `@effect/sql` takes `member` as its `transactionAcquirer`
- * and `statements` as its BEGIN, COMMIT and ROLLBACK (sqlite-client.ts). To `@effect/sql` each
- * member is then an ordinary transaction on a connection of its own; its nested transactions are
- * `@effect/sql`'s own savepoints. The SQL client is built, never patched.
+ * How it plugs in: `transaction` is the SQLite client's `withTransaction` for a transaction that is
+ * not inside another (sqlite-client.ts wraps the client `@effect/sql` builds, see
+ * docs/adr/0097-group-commit-as-the-sqlite-clients-own-transactions.md). A member runs with the
+ * group's connection as `@effect/sql`'s `TransactionConnection`, so its statements go there and its
+ * nested transactions are `@effect/sql`'s own savepoints.
  */
 export interface GroupCommitOptions {
   /** Holds the connection and begins the transaction; the scope's close lets the connection go. */
   readonly begin: Effect.Effect<readonly [Scope.CloseableScope, Connection], SqlError.SqlError>
 }
 
-/** A member's own savepoint: what `@effect/sql` runs as the member's BEGIN, COMMIT and ROLLBACK. */
+/** A member's own savepoint. */
 const MEMBER_BEGIN = "SAVEPOINT svc_group_member"
 const MEMBER_RELEASE = "RELEASE svc_group_member"
 const MEMBER_ROLLBACK = "ROLLBACK TO svc_group_member"
@@ -47,11 +48,6 @@ interface Group {
   pending: number
   /** Set when SQLite aborted the transaction under a member: nothing more may run in it. */
   broken: SqlError.SqlError | undefined
-}
-
-/** One member's savepoint: open between its BEGIN and its RELEASE (a ROLLBACK TO leaves it open). */
-interface Member {
-  open: boolean
 }
 
 /** A fixed statement, prepared once and kept in the driver's statement cache. */
@@ -109,91 +105,59 @@ export const makeGroupCommit = (options: GroupCommitOptions) => {
       )
     })
 
-  /**
-   * The connection as one member sees it: every statement goes to the group's connection; the
-   * member's own savepoint statements also keep `member` up to date, and one that fails breaks
-   * the group (SQLite aborted the transaction).
-   */
-  const memberConnection = (group: Group, connection: Connection, member: Member): Connection => ({
-    execute: (sql, params, transformRows) => connection.execute(sql, params, transformRows),
-    executeRaw: (sql, params) => connection.executeRaw(sql, params),
-    executeValues: (sql, params) => connection.executeValues(sql, params),
-    executeStream: (sql, params, transformRows) => connection.executeStream(sql, params, transformRows),
-    executeUnprepared: (sql, params, transformRows) => {
-      if (sql !== MEMBER_BEGIN && sql !== MEMBER_RELEASE && sql !== MEMBER_ROLLBACK)
-        return connection.executeUnprepared(sql, params, transformRows)
-      return run(connection, sql).pipe(
-        Effect.tap(() => {
-          if (sql !== MEMBER_ROLLBACK) member.open = sql === MEMBER_BEGIN
-        }),
-        Effect.tapError((error) =>
-          Effect.sync(() => {
-            member.open = false
-            group.broken ??= error
-          })
-        )
-      )
-    }
-  })
+  /** A savepoint statement of the member; one that fails breaks the group (SQLite aborted the transaction). */
+  const savepoint = (group: Group, connection: Connection, statement: string) =>
+    Effect.tapError(run(connection, statement), (error) => Effect.sync(() => void (group.broken ??= error)))
 
   /**
-   * After a member's transaction: a rolled-back savepoint is released (so the next member starts
-   * on a clean stack), the turn passes on, and the member waits for its group's commit; a member
-   * that succeeded fails if that commit did.
+   * The member's own work in its savepoint, on its turn: released when it succeeds, rolled back to
+   * and released when it fails. As in `@effect/sql`, a savepoint that cannot be ended is a defect.
    */
-  const finish = (
+  const inSavepoint = <A, E, R>(
     group: Group,
-    scope: Scope.CloseableScope,
     connection: Connection,
-    member: Member,
-    exit: Exit.Exit<unknown, unknown>
-  ) =>
+    body: Effect.Effect<A, E, R>
+  ): Effect.Effect<Exit.Exit<A, E | SqlError.SqlError>, never, R> =>
     Effect.gen(function*() {
-      if (member.open) {
-        yield* run(connection, MEMBER_RELEASE).pipe(
-          Effect.catchAll((error) => Effect.sync(() => void (group.broken ??= error)))
-        )
-      }
-      yield* group.turn.release(1)
-      yield* leave(group, scope, connection)
-      const committed = yield* Effect.exit(Deferred.await(group.committed))
-      if (Exit.isSuccess(exit) && Exit.isFailure(committed)) return yield* Effect.orDie(committed)
+      if (group.broken !== undefined) return Exit.fail(group.broken)
+      const begun = yield* Effect.exit(savepoint(group, connection, MEMBER_BEGIN))
+      if (Exit.isFailure(begun)) return Exit.failCause(begun.cause)
+      const exit = yield* Effect.exit(body)
+      const end = Exit.isSuccess(exit)
+        ? savepoint(group, connection, MEMBER_RELEASE)
+        : Effect.zipRight(savepoint(group, connection, MEMBER_ROLLBACK), savepoint(group, connection, MEMBER_RELEASE))
+      const ended = yield* Effect.exit(Effect.orDie(end))
+      return Exit.isFailure(ended) ? Exit.failCause(ended.cause) : exit
     })
 
   /**
-   * A member's connection for one transaction (scoped): joins a group, waits for its turn, and
-   * fails without running when the group is broken. It cleans up itself when it fails: the caller
-   * (`SqlClient.make`) does not close the scope of a connection it could not acquire.
+   * `withTransaction` for a transaction not inside another: joins a group, runs `effect` in its own
+   * savepoint on its turn (with the group's connection as its `TransactionConnection`), and answers
+   * once the group has committed; a member that succeeded fails (a defect) if that commit did.
    */
-  const member: Effect.Effect<Connection, SqlError.SqlError, Scope.Scope> = Effect.uninterruptible(
-    Effect.gen(function*() {
-      const group = yield* join
-      const ready = yield* Effect.exit(Deferred.await(group.ready))
-      if (Exit.isFailure(ready)) {
-        group.pending--
-        return yield* Effect.failCause(ready.cause)
-      }
-      const [scope, connection] = ready.value
-      yield* group.turn.take(1)
-      if (group.broken !== undefined) {
-        const broken = group.broken
-        yield* group.turn.release(1)
+  const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError.SqlError, R> =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function*() {
+        const group = yield* join
+        const ready = yield* Effect.exit(Deferred.await(group.ready))
+        if (Exit.isFailure(ready)) {
+          group.pending--
+          return yield* Effect.failCause(ready.cause)
+        }
+        const [scope, connection] = ready.value
+        const context = yield* FiberRef.get(FiberRef.currentContext)
+        const body = Effect.locally(
+          restore(effect),
+          FiberRef.currentContext,
+          Context.add(context, SqlClient.TransactionConnection, [connection, 0] as const)
+        )
+        const exit = yield* group.turn.withPermits(1)(inSavepoint(group, connection, body))
         yield* leave(group, scope, connection)
-        return yield* Effect.fail(broken)
-      }
-      const state: Member = { open: false }
-      // Registered on the scope itself: `Effect.addFinalizer` would also restore the fiber's refs as
-      // they were here when the finalizer runs, two diffs and patches of the whole request context
-      // per transaction, which `finish` does not need.
-      const memberScope = yield* Effect.scope
-      yield* Scope.addFinalizerExit(memberScope, (exit) => finish(group, scope, connection, state, exit))
-      return memberConnection(group, connection, state)
-    })
-  )
+        const committed = yield* Effect.exit(Deferred.await(group.committed))
+        if (Exit.isSuccess(exit) && Exit.isFailure(committed)) return yield* Effect.die(Cause.squash(committed.cause))
+        return yield* exit
+      })
+    )
 
-  return {
-    member,
-    /** The member's savepoint statements, as `SqlClient.make` takes them. */
-    statements: { beginTransaction: MEMBER_BEGIN, commit: MEMBER_RELEASE, rollback: MEMBER_ROLLBACK }
-  } as const
+  return { transaction } as const
 }

@@ -27,7 +27,7 @@ export const makeSqliteClient = (options: { readonly filename: string; readonly 
     yield* driver`PRAGMA synchronous = FULL`
     const retry = whileBusy(options.busyWait ?? BUSY_WAIT)
 
-    // `reserve` holds the driver's one connection for a scope (its semaphore), as a transaction does.
+    // `reserve` holds the driver's one connection for a scope (its semaphore), as a group does.
     const reserve = driver.reserve
     const onReserved = <A>(use: (connection: Connection) => Effect.Effect<A, SqlError.SqlError>) =>
       retry(Effect.scoped(Effect.flatMap(reserve, use)))
@@ -56,17 +56,38 @@ export const makeSqliteClient = (options: { readonly filename: string; readonly 
 
     const groups = makeGroupCommit({ begin: retry(beginImmediate) })
 
-    // A transaction is a member of a group: it acquires its place in the group as its connection
-    // and runs its savepoint statements as BEGIN, COMMIT and ROLLBACK (`group-commit.ts`).
-    // (`reserve` is a member's place too: a connection inside a group's transaction.)
-    return yield* SqlClient.make({
+    // The client `@effect/sql` builds: statements, `reserve` (the one connection for a scope) and
+    // nested transactions (its own savepoints, on the connection of the transaction around them).
+    const client = yield* SqlClient.make({
       acquirer: Effect.succeed(single),
-      transactionAcquirer: groups.member,
+      transactionAcquirer: reserve,
       compiler: Statement.makeCompilerSqlite(),
-      spanAttributes,
-      ...groups.statements
+      spanAttributes
     })
+    // A transaction not inside another is a member of a group (`group-commit.ts`).
+    const withTransaction: SqlClient.SqlClient["withTransaction"] = (effect) =>
+      Effect.flatMap(
+        Effect.serviceOption(SqlClient.TransactionConnection),
+        (outer) => outer._tag === "Some" ? client.withTransaction(effect) : groups.transaction(effect)
+      )
+    return withOwnTransactions(client, withTransaction)
   })
+
+/**
+ * A new client that is `client` but for `withTransaction`: a wrapper, `client` itself is left as
+ * `@effect/sql` built it. Statements made through either run on the connection the fiber's
+ * `TransactionConnection` names, so they run inside the wrapper's transactions.
+ */
+const withOwnTransactions = (
+  client: SqlClient.SqlClient,
+  withTransaction: SqlClient.SqlClient["withTransaction"]
+): SqlClient.SqlClient => {
+  const statement = function(this: unknown, ...args: Array<unknown>): unknown {
+    return Reflect.apply(client, this, args)
+  }
+  const wrapper = Object.assign(statement, client, { withTransaction })
+  return Object.assign(wrapper, { safe: wrapper })
+}
 
 /** The `SqlClient` layer for a SQLite file (or `:memory:`), as `makeSqliteClient` describes. */
 export const sqliteClientLayer = (

@@ -11,9 +11,16 @@ export const clientIp = (
   remoteAddress: string | undefined
 ): string | null => {
   if (!settings.tracking) return null
-  const ip = visitorAddress(settings.headers, headers, remoteAddress)
-  if (ip === undefined) return null
-  return settings.masking ? maskIp(ip) : ip
+  return storedAddress(settings, visitorAddress(settings.headers, headers, remoteAddress))
+}
+
+/** The visitor's address (`visitorAddress`, already read) as svc stores it: masked unless masking is off; `null` when tracking is off. */
+export const storedAddress = (
+  settings: Pick<ResolvedConfig["ipAddress"], "tracking" | "masking">,
+  address: string | undefined
+): string | null => {
+  if (!settings.tracking || address === undefined) return null
+  return settings.masking ? maskIp(address) : address
 }
 
 /**

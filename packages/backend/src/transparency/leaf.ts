@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto"
+import { hash, randomBytes } from "node:crypto"
 import { createRequire } from "node:module"
 import { Schema } from "effect"
 import { Millis } from "../database/columns.js"
@@ -102,10 +102,16 @@ export interface PersonalData {
 
 /** `base64(SHA-256(salt || canonical JSON of the personal data))`. */
 export const personalCommitment = (salt: Buffer, personal: PersonalData): string =>
-  createHash("sha256").update(salt).update(canonical(personal), "utf8").digest("base64")
+  hash("sha256", Buffer.concat([salt, Buffer.from(canonical(personal), "utf8")]), "base64")
 
-/** A fresh salt and the commitment under it, for a save: `{ salt, commitment }` in base64. */
-export const commitPersonalData = (personal: PersonalData): { readonly salt: string; readonly commitment: string } => {
-  const salt = randomBytes(16)
-  return { salt: salt.toString("base64"), commitment: personalCommitment(salt, personal) }
-}
+/**
+ * The commitment under a salt, for a save: `{ salt, commitment }` in base64. The salt is 16 fresh
+ * random bytes (the caller's, when it draws them from its own pool).
+ */
+export const commitPersonalData = (
+  personal: PersonalData,
+  salt: Buffer = randomBytes(16)
+): { readonly salt: string; readonly commitment: string } => ({
+  salt: salt.toString("base64"),
+  commitment: personalCommitment(salt, personal)
+})

@@ -3,6 +3,8 @@ import { Effect, Schema } from "effect"
 import { Millis } from "../database/columns.js"
 import { changedRows } from "../database/database-error.js"
 import { findAll } from "../database/rows.js"
+import { powerOfTwoRuns } from "../database/statement-runs.js"
+import { tenantColumnBesideIds } from "../database/tenant-column.js"
 import { LEAF_COLUMN_LIST, LeafColumns } from "./leaf.js"
 import type { NodeKey } from "./tree.js"
 
@@ -37,6 +39,8 @@ export class LogRepo extends Effect.Service<LogRepo>()("@svc/backend/LogRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const leafColumns = sql.literal(LEAF_COLUMN_LIST)
+    /** A 64-bit integer type for CAST. */
+    const integer = sql.literal(sql.onDialectOrElse({ mysql: () => "SIGNED", orElse: () => "BIGINT" }))
 
     /**
      * Takes or renews the sequencer's lease: the state row is created once, then held by whoever
@@ -133,10 +137,10 @@ export class LogRepo extends Effect.Service<LogRepo>()("@svc/backend/LogRepo", {
         const moved = yield* sql`UPDATE svc_log_state SET tree_size = ${to}
           WHERE tenant_id = ${input.tenantId} AND tree_size = ${input.from} AND lease_owner = ${input.owner}`.raw
         if (changedRows(moved) !== 1) return false
-        for (let i = 0; i < input.leaves.length; i += 500) {
-          const chunk = input.leaves.slice(i, i + 500)
+        // Runs of power-of-two lengths: a handful of statement texts, each prepared once (see statement-runs.ts).
+        for (const run of powerOfTwoRuns(input.leaves, 256)) {
           yield* sql`INSERT INTO svc_log_leaves ${
-            sql.insert(chunk.map((leaf) => ({
+            sql.insert(run.map((leaf) => ({
               tenant_id: input.tenantId,
               leaf_index: leaf.index,
               consent_id: leaf.consentId,
@@ -144,10 +148,9 @@ export class LogRepo extends Effect.Service<LogRepo>()("@svc/backend/LogRepo", {
             })))
           }`
         }
-        for (let i = 0; i < input.nodes.length; i += 500) {
-          const chunk = input.nodes.slice(i, i + 500)
+        for (const run of powerOfTwoRuns(input.nodes, 256)) {
           yield* sql`INSERT INTO svc_log_nodes ${
-            sql.insert(chunk.map((node) => ({
+            sql.insert(run.map((node) => ({
               tenant_id: input.tenantId,
               level: node.level,
               node_index: node.index,
@@ -155,9 +158,15 @@ export class LogRepo extends Effect.Service<LogRepo>()("@svc/backend/LogRepo", {
             })))
           }`
         }
-        for (const leaf of input.leaves) {
-          yield* sql`UPDATE svc_consents SET log_index = ${leaf.index}
-            WHERE id = ${leaf.consentId} AND tenant_id = ${input.tenantId}`
+        // Each act's index, up to 64 acts a statement (one CASE over their ids) rather than one
+        // statement per act. A bound THEN is cast: PostgreSQL would type it as text.
+        for (const run of powerOfTwoRuns(input.leaves, 64)) {
+          const indices = sql.join(" ", false)(
+            run.map((leaf) => sql`WHEN ${leaf.consentId} THEN CAST(${leaf.index} AS ${integer})`)
+          )
+          yield* sql`UPDATE svc_consents SET log_index = CASE id ${indices} END
+            WHERE ${tenantColumnBesideIds(sql, "tenant_id")} = ${input.tenantId}
+            AND id IN ${sql.in(run.map((leaf) => leaf.consentId))}`
         }
         return true
       })
