@@ -1,9 +1,12 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { Effect, Option, type ParseResult, Schema } from "effect"
+import { compileDecoder } from "../codec/compiled.js"
+import { propertyOf } from "../codec/guards.js"
 import { Millis } from "../database/columns.js"
 import { changedRows } from "../database/database-error.js"
-import { findAll } from "../database/rows.js"
+import { decodedNow, findAll } from "../database/rows.js"
 import { tenantColumnBesideIds } from "../database/tenant-column.js"
+import { SubjectColumnsBeside, type SubjectRow } from "../identity/subjects-repository.js"
 
 const Text = Schema.NullOr(Schema.String)
 
@@ -169,10 +172,54 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
             AND c.type IN ${sql.in(types)} AND c.expired_at IS NULL ${order}`
     })
 
+    const decodeSubject = compileDecoder(SubjectColumnsBeside)
+    const decodeConsent = compileDecoder(ConsentRow)
+
+    /**
+     * A subject and every consent of it, oldest act first, in one statement: the subject's row
+     * joined with its consents (`LEFT JOIN`: one row of NULL consent columns when it has none).
+     * `None` when the tenant has no such subject.
+     */
+    const findSubjectWithConsents = (
+      tenantId: string,
+      id: string
+    ): Effect.Effect<
+      Option.Option<{ readonly subject: SubjectRow; readonly consents: ReadonlyArray<ConsentRow> }>,
+      SqlError.SqlError | ParseResult.ParseError
+    > =>
+      Effect.flatMap(
+        sql`SELECT s.external_id AS subject_external_id, s.identity_provider AS subject_identity_provider,
+              s.verified AS subject_verified, s.created_at AS subject_created_at, ${columns}
+            FROM svc_subjects s
+            LEFT JOIN svc_consents c ON c.subject_id = ${id} AND c.tenant_id = ${tenantId}
+            LEFT JOIN svc_legal_documents l ON l.id = c.legal_release_id
+            WHERE s.id = ${id} AND s.tenant_id = ${tenantId} ${order}`,
+        (rows) => {
+          const first = rows[0]
+          if (first === undefined) return Effect.succeed(Option.none())
+          return decodedNow(() => {
+            const columns = decodeSubject(first)
+            return Option.some({
+              subject: {
+                id,
+                tenant_id: tenantId,
+                external_id: columns.subject_external_id,
+                identity_provider: columns.subject_identity_provider,
+                verified: columns.subject_verified,
+                created_at: columns.subject_created_at
+              },
+              // Without consents the one row's consent columns are all NULL.
+              consents: propertyOf(first, "id") === null ? [] : rows.map(decodeConsent)
+            })
+          })
+        }
+      )
+
     return {
       insertIfAbsent,
       findByActKey,
       listBySubject,
+      findSubjectWithConsents,
       listByVerifiedExternalId,
       listTypesByVerifiedExternalId
     } as const
