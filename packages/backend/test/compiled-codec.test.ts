@@ -5,6 +5,7 @@ import { Arbitrary, Option, Schema, type SchemaAST } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { compileDecoder, compileEncoder } from "../src/codec/compiled.js"
+import { isoDateString } from "../src/codec/iso-date.js"
 import { ConsentColumns, ConsentRow } from "../src/consents/repository.js"
 import { PeriodRow } from "../src/records/period-repository.js"
 
@@ -200,6 +201,35 @@ describe("compiled response encoder", () => {
     const encoded = JSON.stringify(compileEncoder(SubjectView)(view))
     expect(encoded).toBe(JSON.stringify(Schema.encodeSync(SubjectView)(view)))
     expect(encoded).toContain(`"givenAt":"2026-01-02T03:04:05.006Z"`)
+  })
+
+  it("writes each time as Date's toISOString does: the years 0000 to 9999 itself, others through the schema", () => {
+    const first = -62_167_219_200_000
+    const last = 253_402_300_799_999
+    expect(new Date(first).toISOString()).toBe("0000-01-01T00:00:00.000Z")
+    expect(new Date(last).toISOString()).toBe("9999-12-31T23:59:59.999Z")
+    const edges = [first, first - 1, last, last + 1, -1, 0, 1, Date.UTC(2000, 1, 29, 12), Date.UTC(1900, 2, 1),
+      Date.UTC(2024, 11, 31, 23, 59, 59, 999), Date.UTC(2100, 1, 28, 23), 8.64e15, -8.64e15]
+    const times = fc.oneof(
+      fc.integer({ min: first, max: last }),
+      fc.integer({ min: -8.64e15, max: 8.64e15 }),
+      fc.constantFrom(...edges)
+    )
+    fc.assert(
+      fc.property(times, (ms) => {
+        expect(isoDateString(ms)).toBe(ms >= first && ms <= last ? new Date(ms).toISOString() : undefined)
+      }),
+      { numRuns: 20_000 }
+    )
+    const date = sameAsEffect(Schema.Date)
+    const lenient = sameAsEffect(Schema.DateFromString)
+    const inStruct = sameAsEffect(Schema.Struct({ at: Schema.Date }))
+    for (const ms of [...edges, Number.NaN]) {
+      date(new Date(ms))
+      lenient(new Date(ms))
+      inStruct({ at: new Date(ms) })
+    }
+    fc.assert(fc.property(times, (ms) => (date(new Date(ms)), lenient(new Date(ms)))), { numRuns: 2_000 })
   })
 
   it("throws Effect's error for a value its schema refuses", () => {

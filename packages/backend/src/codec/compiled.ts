@@ -1,4 +1,5 @@
 import { Either, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
+import { isoDateString } from "./iso-date.js"
 
 /**
  * A schema's encoder or decoder compiled once into plain functions, for the hot and large paths
@@ -264,8 +265,21 @@ const makeParser = (ast: AST.AST, mode: Mode): Parse => {
   }
 }
 
-/** Decoding runs from → transformation → to; encoding the other way round. */
+/** `Schema.DateFromString`'s transformation (`Schema.Date` and svc's `Timestamp` refine it). */
+const dateFromString = AST.isTransformation(Schema.DateFromString.ast)
+  ? Schema.DateFromString.ast.transformation
+  : undefined
+
 const transformation = (ast: AST.Transformation, mode: Mode): Parse => {
+  const parse = transformationParser(ast, mode)
+  if (mode.decoding || dateFromString === undefined || ast.transformation !== dateFromString) return parse
+  // Encoding a Date (`DateFromSelf`) writes its `toISOString` text: written here for the years
+  // 0000 to 9999 (iso-date.ts), by the transformation itself for other times and invalid dates.
+  return (value) => value instanceof Date ? isoDateString(value.getTime()) ?? parse(value) : MISS
+}
+
+/** Decoding runs from → transformation → to; encoding the other way round. */
+const transformationParser = (ast: AST.Transformation, mode: Mode): Parse => {
   const first = parser(mode.decoding ? ast.from : ast.to, mode)
   const last = parser(mode.decoding ? ast.to : ast.from, mode)
   const kind = ast.transformation
