@@ -4,9 +4,10 @@ import { ConsentRecord, SubjectView } from "@svc/schema"
 import { Arbitrary, Option, Schema, type SchemaAST } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { compileDecoder, compileEncoder } from "../src/codec/compiled.js"
+import { compileDecoder, compileEncoder, compileRowDecoder } from "../src/codec/compiled.js"
 import { isoDateString } from "../src/codec/iso-date.js"
 import { ConsentColumns, ConsentRow } from "../src/consents/repository.js"
+import { SubjectColumnsBeside } from "../src/identity/subjects-repository.js"
 import { PeriodRow } from "../src/records/period-repository.js"
 
 // The compiled encoder and decoder must answer exactly what Effect's answer: the same JSON text
@@ -102,6 +103,47 @@ describe("compiled decoder", () => {
       fc.assert(fc.property(fc.anything(), check), { numRuns: 25 })
     })
   }
+
+  it("decodes rows read as arrays exactly as Effect decodes them as objects of their column names", () => {
+    // The subject's columns, then the consent's in reverse, with one column neither schema names.
+    const columns = [
+      ...Object.keys(SubjectColumnsBeside.fields),
+      "unnamed",
+      ...Object.keys(ConsentRow.fields).reverse()
+    ]
+    const asObject = (row: ReadonlyArray<unknown>) => Object.fromEntries(columns.map((c, i) => [c, row[i]]))
+    for (const schema of [ConsentRow, SubjectColumnsBeside] as ReadonlyArray<Schema.Schema<any, any>>) {
+      const compiled = compileRowDecoder(schema, columns)
+      const reference = Schema.decodeUnknownSync(schema)
+      const check = (row: ReadonlyArray<unknown>): void => {
+        expect(outcome((r) => compiled(r as ReadonlyArray<unknown>), row)).toEqual(
+          outcome((r) => reference(asObject(r as ReadonlyArray<unknown>)), row)
+        )
+      }
+      const rows = fc.tuple(encodedArbitrary(ConsentRow), encodedArbitrary(SubjectColumnsBeside), fc.anything()).map((
+        [consent, subject, unnamed]
+      ) => columns.map((c) => c === "unnamed" ? unnamed : { ...consent, ...subject }[c]))
+      fc.assert(fc.property(rows, check), { numRuns: 150 })
+      // a value of the wrong type, a row cut short, and no array at all: refused with Effect's error
+      fc.assert(
+        fc.property(rows, fc.nat(columns.length - 1), fc.anything(), (row, i, value) => {
+          check(row.map((v, j) => (j === i ? value : v)))
+          check(row.slice(0, i))
+        }),
+        { numRuns: 150 }
+      )
+      check([])
+      expect(() => compiled({} as never)).toThrow()
+    }
+    // Under onExcessProperty "error", a column the struct does not declare refuses every row, as Effect does.
+    const strict = Schema.Struct({ a: Schema.Number }).annotations({ parseOptions: { onExcessProperty: "error" } })
+    expect(compileRowDecoder(strict, ["a"])([1])).toEqual({ a: 1 })
+    expect(() => compileRowDecoder(strict, ["a", "b"])([1, 2])).toThrow(/is unexpected/)
+    // A column missing from the list is a missing key: refused when required, left out when optional.
+    const optional = Schema.Struct({ a: Schema.Number, b: Schema.optional(Schema.String) })
+    expect(compileRowDecoder(optional, ["a"])([1])).toEqual({ a: 1 })
+    expect(() => compileRowDecoder(optional, ["b"])(["x"])).toThrow(/is missing/)
+  })
 
   it("refuses what a refinement or an excess-property rule refuses, with Effect's error", () => {
     const check = sameDecodeAsEffect(ConsentRecord)
