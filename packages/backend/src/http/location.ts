@@ -1,3 +1,5 @@
+import { visitorAddress } from "./client-ip.js"
+
 /** Visitor location from the usual edge headers (CDN and hosting platforms set these). */
 export interface RequestLocation {
   readonly country: string | null
@@ -42,15 +44,19 @@ const NOWHERE: SourcedLocation = { country: null, region: null, source: "none" }
 
 /**
  * The visitor's location without overrides: the edge's headers, else the client address looked
- * up in the IP database, else none. `lookup` is `GeoIp`'s; `address` the unmasked client IP.
+ * up in the IP database, else none. `lookup` is `GeoIp`'s; the address is read (unmasked, as
+ * `visitorAddress` reads it from `addressHeaders`, else `remoteAddress`) only when the edge named
+ * no country.
  */
 export const visitorLocation = (
   headers: Readonly<Record<string, string | undefined>>,
   lookup: (ip: string) => { readonly country: string; readonly region: string | null } | null,
-  address: string | undefined
+  addressHeaders: ReadonlyArray<string>,
+  remoteAddress: string | undefined
 ): SourcedLocation => {
   const edge = requestLocation(headers)
   if (edge.country !== null) return { country: edge.country, region: edge.region, source: "header" }
+  const address = visitorAddress(addressHeaders, headers, remoteAddress)
   const found = address === undefined ? null : lookup(address)
   return found === null ? NOWHERE : { country: found.country, region: found.region, source: "ip-database" }
 }

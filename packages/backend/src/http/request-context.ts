@@ -5,7 +5,7 @@ import type { RequestContext } from "../access/request-context.js"
 import type { ResolvedConfig } from "../config/resolved.js"
 import { bearerToken } from "./bearer.js"
 import type { IpLocation } from "../geo/geo-ip.js"
-import { clientIp, visitorAddress } from "./client-ip.js"
+import { clientIp } from "./client-ip.js"
 import { visitorLocation } from "./location.js"
 import { wideEventOf } from "./wide-event.js"
 
@@ -26,7 +26,7 @@ export const requestContextOf = (
 ): RequestContext => {
   const headers = request.headers
   const remoteAddress = Option.getOrUndefined(request.remoteAddress)
-  const location = visitorLocation(headers, lookup, visitorAddress(config.ipAddress.headers, headers, remoteAddress))
+  const location = visitorLocation(headers, lookup, config.ipAddress.headers, remoteAddress)
   const logFields = wideEventOf(request)
   if (logFields !== undefined) logFields["location.source"] = location.source
   const authorization = headers.authorization

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { EventDeliveries } from "../events/deliveries.js"
 import { GeoIp } from "../geo/geo-ip.js"
-import { clientIp, visitorAddress } from "../http/client-ip.js"
+import { clientIp } from "../http/client-ip.js"
 import { visitorLocation } from "../http/location.js"
 
 export const StatusHttpLive = HttpApiBuilder.group(SvcApi, "status", (handlers) =>
@@ -18,11 +18,7 @@ export const StatusHttpLive = HttpApiBuilder.group(SvcApi, "status", (handlers) 
         // An unreachable database leaves the counts out rather than failing the status answer.
         const events = yield* Effect.orElseSucceed(deliveries.counts, () => undefined)
         const remoteAddress = request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined
-        const location = visitorLocation(
-          request.headers,
-          geo.lookup,
-          visitorAddress(config.ipAddress.headers, request.headers, remoteAddress)
-        )
+        const location = visitorLocation(request.headers, geo.lookup, config.ipAddress.headers, remoteAddress)
         const database = geo.database()
         return {
           status: "ok" as const,
