@@ -1,5 +1,5 @@
 import { HttpApi } from "@effect/platform"
-import { SvcApi } from "@svc/api"
+import { InitHeaders, InitQuery, SvcApi } from "@svc/api"
 import { ConsentRecord, SubjectView } from "@svc/schema"
 import { Arbitrary, Option, Schema, type SchemaAST } from "effect"
 import fc from "fast-check"
@@ -103,6 +103,22 @@ describe("compiled decoder", () => {
       fc.assert(fc.property(fc.anything(), check), { numRuns: 25 })
     })
   }
+
+  it("decodes /init's query and headers (the fast path's inputs) exactly as Effect does", () => {
+    const query = sameDecodeAsEffect(InitQuery)
+    const headers = sameDecodeAsEffect(InitHeaders)
+    fc.assert(fc.property(encodedArbitrary(InitQuery), query), { numRuns: 150 })
+    fc.assert(fc.property(encodedArbitrary(InitHeaders), headers), { numRuns: 150 })
+    // as node:http and URLSearchParams hand them over: other names beside, a repeated name as an array
+    const values = fc.oneof(fc.string(), fc.array(fc.string(), { minLength: 2, maxLength: 3 }), fc.constant(undefined))
+    const named = (names: ReadonlyArray<string>) =>
+      fc.dictionary(fc.oneof(fc.constantFrom(...names), fc.string()), values, { maxKeys: 12 })
+    fc.assert(fc.property(named(Object.keys(InitQuery.fields)), query), { numRuns: 300 })
+    fc.assert(fc.property(named([...Object.keys(InitHeaders.fields), "host", "user-agent"]), headers), { numRuns: 300 })
+    query({ v: "3.1.0", contract: "1", journey: "x".repeat(129) })
+    headers({ "accept-language": "de-DE,de;q=0.9", "sec-gpc": "1", host: "consent.example" })
+    fc.assert(fc.property(fc.anything(), (value) => (query(value), headers(value))), { numRuns: 50 })
+  })
 
   it("decodes rows read as arrays exactly as Effect decodes them as objects of their column names", () => {
     // The subject's columns, then the consent's in reverse, with one column neither schema names.
