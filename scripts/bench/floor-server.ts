@@ -67,12 +67,15 @@ const Api = HttpApi.make("floor").add(
     )
 )
 
-const Row = Schema.Struct({ id: Schema.String, created_at: Schema.Number })
+/** A BIGINT as the drivers return it: a number (SQLite), a string (PostgreSQL). */
+const BigIntColumn = Schema.Union(Schema.Number, Schema.NumberFromString)
+
+const Row = Schema.Struct({ id: Schema.String, created_at: BigIntColumn })
 const ConsentRow = Schema.Struct({
   id: Schema.String,
   type: Schema.String,
   domain: Schema.String,
-  given_at: Schema.Number,
+  given_at: BigIntColumn,
   preferences: Schema.String,
   receipts: Schema.String
 })
