@@ -1,11 +1,13 @@
 import { HttpApi } from "@effect/platform"
-import { SvcApi } from "@svc/api"
+import { InitHeaders, InitQuery, SvcApi } from "@svc/api"
 import { ConsentRecord, SubjectView } from "@svc/schema"
 import { Arbitrary, Option, Schema, type SchemaAST } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { compileDecoder, compileEncoder } from "../src/codec/compiled.js"
+import { compileDecoder, compileEncoder, compileRowDecoder } from "../src/codec/compiled.js"
+import { isoDateString } from "../src/codec/iso-date.js"
 import { ConsentColumns, ConsentRow } from "../src/consents/repository.js"
+import { SubjectColumnsBeside } from "../src/identity/subjects-repository.js"
 import { PeriodRow } from "../src/records/period-repository.js"
 
 // The compiled encoder and decoder must answer exactly what Effect's answer: the same JSON text
@@ -101,6 +103,63 @@ describe("compiled decoder", () => {
       fc.assert(fc.property(fc.anything(), check), { numRuns: 25 })
     })
   }
+
+  it("decodes /init's query and headers (the fast path's inputs) exactly as Effect does", () => {
+    const query = sameDecodeAsEffect(InitQuery)
+    const headers = sameDecodeAsEffect(InitHeaders)
+    fc.assert(fc.property(encodedArbitrary(InitQuery), query), { numRuns: 150 })
+    fc.assert(fc.property(encodedArbitrary(InitHeaders), headers), { numRuns: 150 })
+    // as node:http and URLSearchParams hand them over: other names beside, a repeated name as an array
+    const values = fc.oneof(fc.string(), fc.array(fc.string(), { minLength: 2, maxLength: 3 }), fc.constant(undefined))
+    const named = (names: ReadonlyArray<string>) =>
+      fc.dictionary(fc.oneof(fc.constantFrom(...names), fc.string()), values, { maxKeys: 12 })
+    fc.assert(fc.property(named(Object.keys(InitQuery.fields)), query), { numRuns: 300 })
+    fc.assert(fc.property(named([...Object.keys(InitHeaders.fields), "host", "user-agent"]), headers), { numRuns: 300 })
+    query({ v: "3.1.0", contract: "1", journey: "x".repeat(129) })
+    headers({ "accept-language": "de-DE,de;q=0.9", "sec-gpc": "1", host: "consent.example" })
+    fc.assert(fc.property(fc.anything(), (value) => (query(value), headers(value))), { numRuns: 50 })
+  })
+
+  it("decodes rows read as arrays exactly as Effect decodes them as objects of their column names", () => {
+    // The subject's columns, then the consent's in reverse, with one column neither schema names.
+    const columns = [
+      ...Object.keys(SubjectColumnsBeside.fields),
+      "unnamed",
+      ...Object.keys(ConsentRow.fields).reverse()
+    ]
+    const asObject = (row: ReadonlyArray<unknown>) => Object.fromEntries(columns.map((c, i) => [c, row[i]]))
+    for (const schema of [ConsentRow, SubjectColumnsBeside] as ReadonlyArray<Schema.Schema<any, any>>) {
+      const compiled = compileRowDecoder(schema, columns)
+      const reference = Schema.decodeUnknownSync(schema)
+      const check = (row: ReadonlyArray<unknown>): void => {
+        expect(outcome((r) => compiled(r as ReadonlyArray<unknown>), row)).toEqual(
+          outcome((r) => reference(asObject(r as ReadonlyArray<unknown>)), row)
+        )
+      }
+      const rows = fc.tuple(encodedArbitrary(ConsentRow), encodedArbitrary(SubjectColumnsBeside), fc.anything()).map((
+        [consent, subject, unnamed]
+      ) => columns.map((c) => c === "unnamed" ? unnamed : { ...consent, ...subject }[c]))
+      fc.assert(fc.property(rows, check), { numRuns: 150 })
+      // a value of the wrong type, a row cut short, and no array at all: refused with Effect's error
+      fc.assert(
+        fc.property(rows, fc.nat(columns.length - 1), fc.anything(), (row, i, value) => {
+          check(row.map((v, j) => (j === i ? value : v)))
+          check(row.slice(0, i))
+        }),
+        { numRuns: 150 }
+      )
+      check([])
+      expect(() => compiled({} as never)).toThrow()
+    }
+    // Under onExcessProperty "error", a column the struct does not declare refuses every row, as Effect does.
+    const strict = Schema.Struct({ a: Schema.Number }).annotations({ parseOptions: { onExcessProperty: "error" } })
+    expect(compileRowDecoder(strict, ["a"])([1])).toEqual({ a: 1 })
+    expect(() => compileRowDecoder(strict, ["a", "b"])([1, 2])).toThrow(/is unexpected/)
+    // A column missing from the list is a missing key: refused when required, left out when optional.
+    const optional = Schema.Struct({ a: Schema.Number, b: Schema.optional(Schema.String) })
+    expect(compileRowDecoder(optional, ["a"])([1])).toEqual({ a: 1 })
+    expect(() => compileRowDecoder(optional, ["b"])(["x"])).toThrow(/is missing/)
+  })
 
   it("refuses what a refinement or an excess-property rule refuses, with Effect's error", () => {
     const check = sameDecodeAsEffect(ConsentRecord)
@@ -200,6 +259,35 @@ describe("compiled response encoder", () => {
     const encoded = JSON.stringify(compileEncoder(SubjectView)(view))
     expect(encoded).toBe(JSON.stringify(Schema.encodeSync(SubjectView)(view)))
     expect(encoded).toContain(`"givenAt":"2026-01-02T03:04:05.006Z"`)
+  })
+
+  it("writes each time as Date's toISOString does: the years 0000 to 9999 itself, others through the schema", () => {
+    const first = -62_167_219_200_000
+    const last = 253_402_300_799_999
+    expect(new Date(first).toISOString()).toBe("0000-01-01T00:00:00.000Z")
+    expect(new Date(last).toISOString()).toBe("9999-12-31T23:59:59.999Z")
+    const edges = [first, first - 1, last, last + 1, -1, 0, 1, Date.UTC(2000, 1, 29, 12), Date.UTC(1900, 2, 1),
+      Date.UTC(2024, 11, 31, 23, 59, 59, 999), Date.UTC(2100, 1, 28, 23), 8.64e15, -8.64e15]
+    const times = fc.oneof(
+      fc.integer({ min: first, max: last }),
+      fc.integer({ min: -8.64e15, max: 8.64e15 }),
+      fc.constantFrom(...edges)
+    )
+    fc.assert(
+      fc.property(times, (ms) => {
+        expect(isoDateString(ms)).toBe(ms >= first && ms <= last ? new Date(ms).toISOString() : undefined)
+      }),
+      { numRuns: 20_000 }
+    )
+    const date = sameAsEffect(Schema.Date)
+    const lenient = sameAsEffect(Schema.DateFromString)
+    const inStruct = sameAsEffect(Schema.Struct({ at: Schema.Date }))
+    for (const ms of [...edges, Number.NaN]) {
+      date(new Date(ms))
+      lenient(new Date(ms))
+      inStruct({ at: new Date(ms) })
+    }
+    fc.assert(fc.property(times, (ms) => (date(new Date(ms)), lenient(new Date(ms)))), { numRuns: 2_000 })
   })
 
   it("throws Effect's error for a value its schema refuses", () => {

@@ -1,4 +1,5 @@
 import { Either, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
+import { isoDateString } from "./iso-date.js"
 
 /**
  * A schema's encoder or decoder compiled once into plain functions, for the hot and large paths
@@ -264,8 +265,21 @@ const makeParser = (ast: AST.AST, mode: Mode): Parse => {
   }
 }
 
-/** Decoding runs from → transformation → to; encoding the other way round. */
+/** `Schema.DateFromString`'s transformation (`Schema.Date` and svc's `Timestamp` refine it). */
+const dateFromString = AST.isTransformation(Schema.DateFromString.ast)
+  ? Schema.DateFromString.ast.transformation
+  : undefined
+
 const transformation = (ast: AST.Transformation, mode: Mode): Parse => {
+  const parse = transformationParser(ast, mode)
+  if (mode.decoding || dateFromString === undefined || ast.transformation !== dateFromString) return parse
+  // Encoding a Date (`DateFromSelf`) writes its `toISOString` text: written here for the years
+  // 0000 to 9999 (iso-date.ts), by the transformation itself for other times and invalid dates.
+  return (value) => value instanceof Date ? isoDateString(value.getTime()) ?? parse(value) : MISS
+}
+
+/** Decoding runs from → transformation → to; encoding the other way round. */
+const transformationParser = (ast: AST.Transformation, mode: Mode): Parse => {
   const first = parser(mode.decoding ? ast.from : ast.to, mode)
   const last = parser(mode.decoding ? ast.to : ast.from, mode)
   const kind = ast.transformation
@@ -428,3 +442,58 @@ export const compileEncoder = <A, I>(schema: Schema.Schema<A, I, never>): (value
  */
 export const compileDecoder = <A, I>(schema: Schema.Schema<A, I, never>): (value: unknown) => A =>
   compile(schema.ast, true, Schema.decodeUnknownSync(schema))
+
+/**
+ * A struct's decoder for rows read as arrays of column values (`sql\`…\`.values`), column `i`
+ * named `columns[i]`, or `undefined` when `ast` is not a struct of declared keys only. A column
+ * the struct does not declare is passed over, a declared one the row lacks is a missing key.
+ */
+const rowParser = (ast: AST.AST, columns: ReadonlyArray<string>): Parse | undefined => {
+  const mode = modeOf(ast, { decoding: true, excessIsError: false })
+  if (mode === undefined || ast._tag !== "TypeLiteral") return undefined
+  const plan = typeLiteralPlan(ast, mode, parser)
+  if (plan === undefined || plan.indexes.length > 0) return undefined
+  // Under `onExcessProperty: "error"` a column the struct does not declare refuses every row.
+  if (mode.excessIsError && columns.some((column) => !plan.declared.has(column))) return undefined
+  const properties = plan.properties.map((property) => ({
+    ...property,
+    position: typeof property.name === "string" ? columns.lastIndexOf(property.name) : -1
+  }))
+  return (row) => {
+    if (!Array.isArray(row)) return MISS
+    const output: Record<PropertyKey, unknown> = {}
+    for (const property of properties) {
+      if (property.isOptional && property.position === -1) continue
+      const parsed = property.member(property.position === -1 ? undefined : row[property.position])
+      if (parsed === MISS) return MISS
+      output[property.name] = parsed
+    }
+    return output
+  }
+}
+
+/**
+ * The compiled decoder of a struct `schema` for rows a driver returns as arrays (`sql\`…\`.values`),
+ * column `i` named `columns[i]`: the same value as `Schema.decodeUnknownSync(schema)` of the row
+ * as an object of those names, without that object being made (a driver makes an object per row
+ * at about twice the cost of an array). A row that does not decode throws Effect's `ParseError`.
+ */
+export const compileRowDecoder = <A, I>(
+  schema: Schema.Schema<A, I, never>,
+  columns: ReadonlyArray<string>
+): (row: ReadonlyArray<unknown>) => A => {
+  const decode = Schema.decodeUnknownSync(schema)
+  const reference = (row: ReadonlyArray<unknown>): A => decode(Object.fromEntries(columns.map((c, i) => [c, row[i]])))
+  const compiled = rowParser(schema.ast, columns)
+  if (compiled === undefined) return reference
+  return (row) => {
+    try {
+      const parsed = compiled(row)
+      // eslint-disable-next-line @typescript-eslint/consistent-type-assertions -- compiled from the untyped AST of the schema `reference` decodes: the same value, as compiled-codec.test.ts proves
+      if (parsed !== MISS) return parsed as A
+    } catch (error) {
+      if (!(error instanceof Unsupported)) throw error
+    }
+    return reference(row)
+  }
+}

@@ -43,34 +43,54 @@ export class ConsentReads extends Effect.Service<ConsentReads>()("@svc/backend/C
         : Effect.succeed({ currentLegal: new Map(), rule: manifest.rule })
 
     const subjectOf = (row: SubjectRow) => ({
-      id: SubjectId.make(row.id),
+      // A stored id, checked by its schema when the subject was written (as a record's, records.ts).
+      id: SubjectId.make(row.id, { disableValidation: true }),
       externalId: row.external_id,
       identityProvider: row.identity_provider,
       verified: Number(row.verified) === 1,
       createdAt: new Date(Number(row.created_at))
     })
 
-    /** `GET /subjects/:id`: at most three statements (subject, its acts, current legal releases). */
+    /** The `GET /subjects/:id` answer from a subject's row and all its acts (read). */
+    const viewOf = (
+      subject: SubjectRow,
+      all: ReadonlyArray<StoredConsent>,
+      types: ReadonlyArray<string> | undefined,
+      context: PolicyContext,
+      now: number
+    ): SubjectView => {
+      const selected = types === undefined ? all : all.filter((c) => types.includes(c.type))
+      const choice = subjectChoiceOf(all)
+      return {
+        subject: subjectOf(subject),
+        consents: selected.map((c) => toConsentRecord(c, isLatestPolicy(c, context))),
+        isValid: isValidFor(selected, types, context, now),
+        subjectChoice: choice,
+        subjectVendorChoice: subjectVendorChoiceOf(all, declaredVendors, choice)
+      }
+    }
+
+    /**
+     * `GET /subjects/:id`: one statement (the subject joined with its acts), and a second only when
+     * it has legal acts (the current legal releases). Plain combinators, not a generator: it runs
+     * for every read.
+     */
     const view = (
       id: string,
       typeFilter: ReadonlyArray<string> | undefined
     ): Effect.Effect<SubjectView, NotFound | DatabaseError> =>
-      Effect.gen(function*() {
-        const found = yield* orDatabaseError(subjects.findById({ tenantId, id }))
-        if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ message: "No such subject" }))
-        const all = (yield* orDatabaseError(consents.listBySubject({ tenantId, subjectId: id }))).map(readConsentRow)
-        const context = yield* policyContext(all)
+      Effect.flatMap(orDatabaseError(consents.findSubjectWithConsents(tenantId, id)), (
+        found
+      ): Effect.Effect<SubjectView, NotFound | DatabaseError> => {
+        if (Option.isNone(found)) return Effect.fail(new NotFound({ message: "No such subject" }))
+        const { subject } = found.value
+        const all = found.value.consents.map(readConsentRow)
         const types = typeListOf(typeFilter)
-        const selected = types === undefined ? all : all.filter((c) => types.includes(c.type))
-        const now = yield* Clock.currentTimeMillis
-        const choice = subjectChoiceOf(all)
-        return {
-          subject: subjectOf(found.value),
-          consents: selected.map((c) => toConsentRecord(c, isLatestPolicy(c, context))),
-          isValid: isValidFor(selected, types, context, now),
-          subjectChoice: choice,
-          subjectVendorChoice: subjectVendorChoiceOf(all, declaredVendors, choice)
-        }
+        return Effect.zipWith(
+          policyContext(all),
+          Clock.currentTimeMillis,
+          (context, now) => viewOf(subject, all, types, context, now)
+        )
       })
 
     /** `GET /subjects?externalId=`: verified links only; at most three statements. */

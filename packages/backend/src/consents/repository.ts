@@ -1,9 +1,11 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { Effect, Option, type ParseResult, Schema } from "effect"
+import { compileRowDecoder } from "../codec/compiled.js"
 import { Millis } from "../database/columns.js"
 import { changedRows } from "../database/database-error.js"
-import { findAll } from "../database/rows.js"
+import { decodedNow, findAll } from "../database/rows.js"
 import { tenantColumnBesideIds } from "../database/tenant-column.js"
+import { SubjectColumnsBeside, type SubjectRow } from "../identity/subjects-repository.js"
 
 const Text = Schema.NullOr(Schema.String)
 
@@ -75,6 +77,26 @@ export const ConsentRow = Schema.Struct({
 })
 export type ConsentRow = typeof ConsentRow.Type
 
+/** The columns of the legal release a consent row carries, from `svc_legal_documents l`. */
+const releaseColumns: Readonly<Record<string, string>> = {
+  legal_version: "l.version",
+  legal_hash: "l.hash",
+  legal_effective_date: "l.effective_date"
+}
+
+/** `ConsentRow`'s columns in the order statements select them, and the select list that names them. */
+const consentRowColumns = Object.keys(ConsentRow.fields)
+const consentRowSelect = consentRowColumns.map((name) => {
+  const release = releaseColumns[name]
+  return release === undefined ? `c.${name}` : `${release} AS ${name}`
+}).join(", ")
+
+/** A subject's row and its consents in one row each (`svc_subjects s` beside the consent's columns). */
+const subjectConsentColumns = [...Object.keys(SubjectColumnsBeside.fields), ...consentRowColumns]
+const subjectConsentSelect = `${
+  Object.keys(SubjectColumnsBeside.fields).map((name) => `s.${name.slice("subject_".length)} AS ${name}`).join(", ")
+}, ${consentRowSelect}`
+
 /** The read-back row of an act just written, without reading it: its columns and its legal release. */
 export const consentRowOf = (
   row: ConsentColumns,
@@ -110,10 +132,7 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const columns = sql`c.id, c.subject_id, c.act_digest, c.type, c.domain, c.given_at, c.created_at, c.preferences,
-      c.receipts, c.vendor_choice, c.policy_id, c.policy_fingerprint, c.runtime_policy_source, c.legal_release_id,
-      c.journey_id, l.version AS legal_version, l.hash AS legal_hash, l.effective_date AS legal_effective_date, c.gpc,
-      c.gpp_string, c.gpp_section_ids, c.tc_string`
+    const columns = sql.literal(consentRowSelect)
     const fromConsents = sql`FROM svc_consents c LEFT JOIN svc_legal_documents l ON l.id = c.legal_release_id`
     const order = sql`ORDER BY c.given_at, c.created_at, c.id`
 
@@ -188,10 +207,55 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
             AND c.type IN ${sql.in(types)} AND c.expired_at IS NULL ${order}`
     })
 
+    const decodeSubject = compileRowDecoder(SubjectColumnsBeside, subjectConsentColumns)
+    const decodeConsent = compileRowDecoder(ConsentRow, subjectConsentColumns)
+    const consentIdAt = subjectConsentColumns.indexOf("id")
+
+    /**
+     * A subject and every consent of it, oldest act first, in one statement: the subject's row
+     * joined with its consents (`LEFT JOIN`: one row of NULL consent columns when it has none),
+     * read as arrays of values, which the drivers make at about half the cost of objects.
+     * `None` when the tenant has no such subject.
+     */
+    const findSubjectWithConsents = (
+      tenantId: string,
+      id: string
+    ): Effect.Effect<
+      Option.Option<{ readonly subject: SubjectRow; readonly consents: ReadonlyArray<ConsentRow> }>,
+      SqlError.SqlError | ParseResult.ParseError
+    > =>
+      Effect.flatMap(
+        sql`SELECT ${sql.literal(subjectConsentSelect)}
+            FROM svc_subjects s
+            LEFT JOIN svc_consents c ON c.subject_id = ${id} AND c.tenant_id = ${tenantId}
+            LEFT JOIN svc_legal_documents l ON l.id = c.legal_release_id
+            WHERE s.id = ${id} AND s.tenant_id = ${tenantId} ${order}`.values,
+        (rows) => {
+          const first = rows[0]
+          if (first === undefined) return Effect.succeed(Option.none())
+          return decodedNow(() => {
+            const columns = decodeSubject(first)
+            return Option.some({
+              subject: {
+                id,
+                tenant_id: tenantId,
+                external_id: columns.subject_external_id,
+                identity_provider: columns.subject_identity_provider,
+                verified: columns.subject_verified,
+                created_at: columns.subject_created_at
+              },
+              // Without consents the one row's consent columns are all NULL.
+              consents: first[consentIdAt] === null ? [] : rows.map(decodeConsent)
+            })
+          })
+        }
+      )
+
     return {
       insertIfAbsent,
       findByActKey,
       listBySubject,
+      findSubjectWithConsents,
       listByVerifiedExternalId,
       listTypesByVerifiedExternalId
     } as const

@@ -139,34 +139,8 @@ const EdgeMiddleware = HttpLayerRouter.middleware<{ handles: unknown }>()(
         const origin = headers.origin
         const event = openWideEvent(request)
 
-        let handled: Effect.Effect<HttpServerResponse.HttpServerResponse>
-        if (request.method === "OPTIONS" && headers["access-control-request-method"] !== undefined) {
-          const allowed = corsHeaders(origins, origin, isInit)
-          handled = Effect.succeed(HttpServerResponse.empty({
-            status: 204,
-            headers: allowed === undefined ? { vary: "Origin" } : {
-              ...allowed,
-              "access-control-allow-methods": CORS_ALLOW_METHODS,
-              "access-control-allow-headers": headers["access-control-request-headers"] ?? CORS_ALLOW_HEADERS,
-              "access-control-max-age": "600",
-              vary: "Origin, Access-Control-Request-Headers"
-            }
-          }))
-        } else if (Number(headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
-          handled = Effect.succeed(errorResponse("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`))
-        } else {
-          // A body sent without Content-Length (chunked) is cut off at the same limit while it is read.
-          const gated = HttpMethod.hasBody(request.method)
-            ? Effect.flatMap(refuseBody(request), (refusal) => refusal === undefined ? app : Effect.succeed(refusal))
-            : app
-          handled = gated.pipe(
-            HttpIncomingMessage.withMaxBodySize(maxBodySize),
-            Effect.catchAllCause(failureResponse),
-            Effect.map(normalizeDecodeFailure)
-          )
-        }
-
-        return Effect.flatMap(handled, (raw) => {
+        /** The answer with the edge's headers, logged when the level asks for it. */
+        const finish = (raw: HttpServerResponse.HttpServerResponse) => {
           const response = HttpServerResponse.setHeaders(
             raw,
             edgeHeaders(origins, origin, isInit, requestId, raw.headers.vary)
@@ -178,6 +152,35 @@ const EdgeMiddleware = HttpLayerRouter.middleware<{ handles: unknown }>()(
             ),
             Effect.as(response)
           )
+        }
+
+        if (request.method === "OPTIONS" && headers["access-control-request-method"] !== undefined) {
+          const allowed = corsHeaders(origins, origin, isInit)
+          return finish(HttpServerResponse.empty({
+            status: 204,
+            headers: allowed === undefined ? { vary: "Origin" } : {
+              ...allowed,
+              "access-control-allow-methods": CORS_ALLOW_METHODS,
+              "access-control-allow-headers": headers["access-control-request-headers"] ?? CORS_ALLOW_HEADERS,
+              "access-control-max-age": "600",
+              vary: "Origin, Access-Control-Request-Headers"
+            }
+          }))
+        }
+        if (Number(headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
+          return finish(errorResponse("PAYLOAD_TOO_LARGE", `Request body exceeds ${MAX_BODY_BYTES} bytes`))
+        }
+        // A body sent without Content-Length (chunked) is cut off at the same limit while it is
+        // read; a request without a body (GET, HEAD, ...) has nothing to gate or cut off.
+        const gated = HttpMethod.hasBody(request.method)
+          ? HttpIncomingMessage.withMaxBodySize(
+            Effect.flatMap(refuseBody(request), (refusal) => refusal === undefined ? app : Effect.succeed(refusal)),
+            maxBodySize
+          )
+          : app
+        return Effect.matchCauseEffect(gated, {
+          onFailure: (cause) => Effect.flatMap(failureResponse(cause), finish),
+          onSuccess: (raw) => finish(normalizeDecodeFailure(raw))
         })
       })
   })

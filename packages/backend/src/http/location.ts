@@ -42,16 +42,18 @@ const NOWHERE: SourcedLocation = { country: null, region: null, source: "none" }
 
 /**
  * The visitor's location without overrides: the edge's headers, else the client address looked
- * up in the IP database, else none. `lookup` is `GeoIp`'s; `address` the unmasked client IP.
+ * up in the IP database, else none. `lookup` is `GeoIp`'s; `address` gives the unmasked client
+ * IP (`visitorAddress`), asked only when the edge named no country.
  */
 export const visitorLocation = (
   headers: Readonly<Record<string, string | undefined>>,
   lookup: (ip: string) => { readonly country: string; readonly region: string | null } | null,
-  address: string | undefined
+  address: () => string | undefined
 ): SourcedLocation => {
   const edge = requestLocation(headers)
   if (edge.country !== null) return { country: edge.country, region: edge.region, source: "header" }
-  const found = address === undefined ? null : lookup(address)
+  const ip = address()
+  const found = ip === undefined ? null : lookup(ip)
   return found === null ? NOWHERE : { country: found.country, region: found.region, source: "ip-database" }
 }
 

@@ -27,7 +27,7 @@ export const requestContextOf = (
   const headers = request.headers
   const remoteAddress = Option.getOrUndefined(request.remoteAddress)
   const address = visitorAddress(config.ipAddress.headers, headers, remoteAddress)
-  const location = visitorLocation(headers, lookup, address)
+  const location = visitorLocation(headers, lookup, () => address)
   const logFields = wideEventOf(request)
   if (logFields !== undefined) logFields["location.source"] = location.source
   const authorization = headers.authorization

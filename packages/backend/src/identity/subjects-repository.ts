@@ -14,6 +14,17 @@ export const SubjectRow = Schema.Struct({
 })
 export type SubjectRow = typeof SubjectRow.Type
 
+/**
+ * A subject's columns as a statement that joins another table beside `svc_subjects` names them
+ * (`s.external_id AS subject_external_id`, ...): the codecs of `SubjectRow`'s own columns.
+ */
+export const SubjectColumnsBeside = Schema.Struct({
+  subject_external_id: SubjectRow.fields.external_id,
+  subject_identity_provider: SubjectRow.fields.identity_provider,
+  subject_verified: SubjectRow.fields.verified,
+  subject_created_at: SubjectRow.fields.created_at
+})
+
 export interface IdentityLink {
   readonly externalId: string
   readonly identityProvider: string

@@ -90,7 +90,8 @@ export const initLocation = (
   headers: ContractHeaders,
   raw: Headers,
   lookup: (ip: string) => IpLocation | null,
-  address: string | undefined
+  addressHeaders: ReadonlyArray<string>,
+  remoteAddress: string | undefined
 ): InitLocation => {
   const regionValue = [query.region, headers["x-svc-region"]].find(present)
   const overrideRegion = firstValid(
@@ -113,7 +114,7 @@ export const initLocation = (
   }
   if (regionPrefix !== null && overrideRegion !== null)
     return { country: regionPrefix, region: overrideRegion, source: "override" }
-  const found = visitorLocation(raw, lookup, address)
+  const found = visitorLocation(raw, lookup, () => visitorAddress(addressHeaders, raw, remoteAddress))
   return found.country === null ? found : { ...found, region: overrideRegion ?? found.region }
 }
 
@@ -162,7 +163,7 @@ export const readInitRequest = (
   lookup: (ip: string) => IpLocation | null
 ): InitRequest => ({
   contract: [query.contract, headers["x-svc-policy-contract"]].find(present)?.trim(),
-  location: initLocation(query, headers, raw, lookup, visitorAddress(config.ipAddress.headers, raw, remoteAddress)),
+  location: initLocation(query, headers, raw, lookup, config.ipAddress.headers, remoteAddress),
   gpc: firstValid(parseGpc, query.gpc, headers["x-svc-gpc"]) === true || gpcHeader(headers),
   acceptLanguage: headers["accept-language"],
   experiment: firstValid(parseExperiment, query.experiment, headers["x-svc-experiment"]),

@@ -21,7 +21,7 @@ export const StatusHttpLive = HttpApiBuilder.group(SvcApi, "status", (handlers) 
         const location = visitorLocation(
           request.headers,
           geo.lookup,
-          visitorAddress(config.ipAddress.headers, request.headers, remoteAddress)
+          () => visitorAddress(config.ipAddress.headers, request.headers, remoteAddress)
         )
         const database = geo.database()
         return {
