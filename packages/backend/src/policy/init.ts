@@ -209,65 +209,81 @@ export class PolicyInit extends Effect.Service<PolicyInit>()("@svc/backend/Polic
       }))
     }
 
-    const answer = (request: InitRequest): Effect.Effect<InitAnswer> =>
-      Effect.gen(function*() {
-        const { experiment, gpc, journey, location } = request
-        const language = negotiate(request.acceptLanguage)
-        const resolution = resolver.resolve({
-          contract: request.contract,
-          country: location.country,
-          region: location.region
-        })
+    const noToken = Effect.succeed(Option.none<string>())
 
-        let tail = `,"location":${
-          JSON.stringify({ country: location.country, region: location.region })
-        },"gpc":${gpc},"experiment":${JSON.stringify(experiment)},"journey":${JSON.stringify(journey)}`
-        if (resolution.status === "matched") {
-          if (resolution.pack.model === "iab" && vendorList.enabled) {
-            const gvl = vendorList.encodedFor(request.vendorIds)
-            if (gvl !== undefined) tail += `,"gvl":${gvl}`
+    /**
+     * A page view's session report (spec Events 1): delivered, and logged at Debug when a logger
+     * shows debug lines (checked first, so `/init` builds nothing when none does and no callback
+     * is set).
+     */
+    const report = (
+      request: InitRequest,
+      resolution: Resolution,
+      language: string,
+      minimumLevel: LogLevel.LogLevel
+    ): Effect.Effect<void> => {
+      const logged = LogLevel.lessThanEqual(minimumLevel, LogLevel.Debug)
+      if (!sessions.enabled && !logged) return Effect.void
+      const { gpc, journey, location } = request
+      const report: SessionReport = {
+        source: "init",
+        revision: manifest.revision,
+        resolution: resolution.status,
+        policy: resolution.status === "matched"
+          ? {
+            id: resolution.pack.id,
+            fingerprint: resolution.pack.fingerprint,
+            matchedBy: resolution.matchedBy,
+            model: resolution.pack.model
           }
-          if (snapshots.enabled) {
-            const token = yield* tokenFor(resolution, location, gpc)
-            if (Option.isSome(token)) tail += `,"policySnapshotToken":${JSON.stringify(token.value)}`
-          }
-        }
+          : null,
+        country: location.country ?? "",
+        region: location.region,
+        language,
+        gpc,
+        ...(journey === null ? {} : { journey }),
+        ...request.visitor.read(),
+        receivedAt: new Date()
+      }
+      if (!logged) return Effect.sync(() => sessions.deliver(report))
+      return Effect.zipRight(logReport(report, Effect.logDebug), Effect.sync(() => sessions.deliver(report)))
+    }
 
-        // Spec Events 1: each /init report is delivered and logged (Debug: checked first, so /init
-        // builds nothing when no logger shows debug lines and no callback is set).
-        const logged = request.pageView &&
-          LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Debug)
-        if ((sessions.enabled || logged) && request.pageView) {
-          const report: SessionReport = {
-            source: "init",
-            revision: manifest.revision,
-            resolution: resolution.status,
-            policy: resolution.status === "matched"
-              ? {
-                id: resolution.pack.id,
-                fingerprint: resolution.pack.fingerprint,
-                matchedBy: resolution.matchedBy,
-                model: resolution.pack.model
-              }
-              : null,
-            country: location.country ?? "",
-            region: location.region,
-            language,
-            gpc,
-            ...(journey === null ? {} : { journey }),
-            ...request.visitor.read(),
-            receivedAt: new Date()
-          }
-          if (logged) yield* logReport(report, Effect.logDebug)
-          sessions.deliver(report)
-        }
-
-        return {
-          body: `${headFor(resolution, language, location.source)}${tail}}`,
-          resolution,
-          language
-        }
+    // Plain combinators, not a generator: this runs for every /init.
+    const answer = (request: InitRequest): Effect.Effect<InitAnswer> => {
+      const { experiment, gpc, journey, location } = request
+      const language = negotiate(request.acceptLanguage)
+      const resolution = resolver.resolve({
+        contract: request.contract,
+        country: location.country,
+        region: location.region
       })
+
+      let tail = `,"location":${
+        JSON.stringify({ country: location.country, region: location.region })
+      },"gpc":${gpc},"experiment":${JSON.stringify(experiment)},"journey":${JSON.stringify(journey)}`
+      if (resolution.status === "matched" && resolution.pack.model === "iab" && vendorList.enabled) {
+        const gvl = vendorList.encodedFor(request.vendorIds)
+        if (gvl !== undefined) tail += `,"gvl":${gvl}`
+      }
+      const token = resolution.status === "matched" && snapshots.enabled
+        ? tokenFor(resolution, location, gpc)
+        : noToken
+      return Effect.flatMap(token, (token) => {
+        const body = `${headFor(resolution, language, location.source)}${tail}${
+          Option.isSome(token) ? `,"policySnapshotToken":${JSON.stringify(token.value)}` : ""
+        }}`
+        const answered: InitAnswer = { body, resolution, language }
+        if (!request.pageView) return Effect.succeed(answered)
+        return Effect.as(
+          Effect.flatMap(
+            FiberRef.get(FiberRef.currentMinimumLogLevel),
+            (minimum) => report(request, resolution, language, minimum)
+          ),
+          answered
+        )
+      })
+    }
 
     return { answer } as const
   }),
