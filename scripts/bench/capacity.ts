@@ -18,6 +18,11 @@
  * 3. A subject read (`GET /subjects/:id`, one consent) at 32 connections: svc's and PostgreSQL's
  *    CPU per read.
  *
+ * SVC_BENCH_REPLICAS=n runs n svc processes per point, each with the point's pool, the clients spread
+ * over them: one Node process saturates near one core (~600 saves/s), far below what a large
+ * primary takes, so finding a primary's knee takes as many replicas as the primary has cores to
+ * spare, and load-generating cores to match (the load generator is this one Node process).
+ *
  * The WAL counters are the whole cluster's. With SVC_BENCH_PG_BIN (Debian:
  * /usr/lib/postgresql/15/bin) the bench starts a cluster of its own (`fsync` and `synchronous_commit`
  * on, else PostgreSQL's defaults; throwaway-pg.ts), counts every one of its processes' CPU too
@@ -59,9 +64,13 @@ const SECONDS = Number(process.env.SVC_BENCH_SECONDS ?? 3)
 const WARM_UP = 2
 const numbers = (list: string) => list.split(",").map(Number).filter((n) => Number.isSafeInteger(n) && n > 0)
 const POOLS = numbers(process.env.SVC_BENCH_POOLS ?? "1,2,4,8,16,32,64")
-const DEMAND = Math.max(...POOLS)
+/** svc processes per point, each with the pool size of the point (SVC_BENCH_REPLICAS). */
+const REPLICAS = Number(process.env.SVC_BENCH_REPLICAS ?? 1)
+const DEMAND = Math.max(...POOLS) * REPLICAS
 const DELAYS = numbers(process.env.SVC_BENCH_COMMIT_DELAYS ?? "100,1000")
 const GROUP = 32
+/** Each replica's pool in the commit_delay points: 32 connections in all. */
+const GROUP_POOL = Math.max(1, Math.round(GROUP / REPLICAS))
 const SIBLINGS = 5
 const PG_BIN = process.env.SVC_BENCH_PG_BIN
 const MANIFEST = {
@@ -122,19 +131,20 @@ const settle = async (bench: Bench, name: string) => {
 const rows = async (bench: Bench) =>
   Number((await bench.client.query<{ n: string }>(`SELECT count(*) AS n FROM ${bench.schema}.svc_consents`)).rows[0]!.n)
 
-/** Runs `load` against the svc `server` (application_name `name`) and what it cost, per request. */
+/** Runs `load` against `svc` (its replicas, application_name `name`) and what it cost, per request. */
 const measurePoint = async (
   bench: Bench,
-  server: ChildProcess,
-  name: string,
+  { name, servers }: Svc,
   label: string,
   load: () => Promise<Measured>,
   counted: "saves" | "reads"
 ): Promise<Point> => {
+  const svcCpu = async () =>
+    (await Promise.all(servers.map((server) => cpuSeconds(server.pid!)))).reduce((a, b) => a + b)
   const snapshots = async () => ({
     backends: await backendsCpu(bench.client, name),
     cluster: bench.cluster === undefined ? undefined : await clusterCpu(bench.client, bench.cluster.postmaster),
-    svc: await cpuSeconds(server.pid!)
+    svc: await svcCpu()
   })
   await settle(bench, name)
   const rowsBefore = counted === "saves" ? await rows(bench) : 0
@@ -172,11 +182,16 @@ const measurePoint = async (
   }
 }
 
-/** `svc serve` on the bench's schema with this pool size and these session settings. */
-const startSvc = async (bench: Bench, maxConnections: number, sessionOptions?: string) => {
-  const name = `${bench.schema}_${maxConnections}${sessionOptions === undefined ? "" : "_delay"}`
+/**
+ * REPLICAS `svc serve` processes on the bench's schema with this pool size each, and `commit_delay`
+ * (µs) for their sessions if given; their PostgreSQL backends share one `application_name`.
+ */
+const startSvc = async (bench: Bench, maxConnections: number, commitDelay?: number) => {
+  const name = `${bench.schema}_${maxConnections}${commitDelay === undefined ? "" : `_delay_${commitDelay}`}`
   const url = new URL(withApplicationName(bench.url, name))
-  if (sessionOptions !== undefined) url.searchParams.set("options", sessionOptions)
+  if (commitDelay !== undefined) {
+    url.searchParams.set("options", `-c commit_delay=${commitDelay} -c commit_siblings=${SIBLINGS}`)
+  }
   const configFile = join(bench.dir, `${name}.json`)
   await writeFile(
     configFile,
@@ -186,12 +201,42 @@ const startSvc = async (bench: Bench, maxConnections: number, sessionOptions?: s
       manifest: MANIFEST
     })
   )
-  const port = await freePort()
-  const server = await startNode(
-    [SVC_BIN, "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
-    /listening on/
-  )
-  return { server, name, origin: `http://127.0.0.1:${port}` }
+  const servers: Array<ChildProcess> = []
+  const origins: Array<string> = []
+  for (let replica = 0; replica < REPLICAS; replica++) {
+    const port = await freePort()
+    servers.push(
+      await startNode(
+        [SVC_BIN, "serve", "--config", configFile, "--port", String(port), "--host", "127.0.0.1"],
+        /listening on/
+      )
+    )
+    origins.push(`http://127.0.0.1:${port}`)
+  }
+  return { servers, name, origins }
+}
+
+/**
+ * `clients` connections spread over the replicas of `svc`, each running `run` at the same time; the
+ * figures added up (p99: the worst replica's).
+ */
+const spread = async (
+  svc: Svc,
+  clients: number,
+  run: (origin: string, connections: number) => Promise<Measured>
+): Promise<Measured> => {
+  const shares = svc.origins.map((origin, i) =>
+    [origin, Math.floor(clients / REPLICAS) + (i < clients % REPLICAS ? 1 : 0)] as const
+  ).filter(([, connections]) => connections > 0)
+  const measured = await Promise.all(shares.map(([origin, connections]) => run(origin, connections)))
+  const sum = (pick: (m: Measured) => number) => measured.reduce((total, m) => total + pick(m), 0)
+  return {
+    rps: sum((m) => m.rps),
+    p99: Math.max(...measured.map((m) => m.p99)),
+    errors: sum((m) => m.errors),
+    answered: sum((m) => m.answered),
+    cpuUs: Number.NaN
+  }
 }
 
 const fmt = (n: number, digits = 0) =>
@@ -226,6 +271,8 @@ const printPoint = (point: Point, per: string) => {
 }
 
 type Svc = Awaited<ReturnType<typeof startSvc>>
+/** The pool of one replica, and how many there are. */
+const poolLabel = (pool: number) => `pool ${pool}${REPLICAS > 1 ? ` × ${REPLICAS} replicas` : ""}`
 
 /** One figure measured in every round: on which svc, under what load. */
 interface Plan {
@@ -289,8 +336,7 @@ const measurePlans = async (bench: Bench, plans: ReadonlyArray<Plan>) => {
       measured[i]!.push(
         await measurePoint(
           bench,
-          plan.svc.server,
-          plan.svc.name,
+          plan.svc,
           plan.label,
           () => plan.load(plan.svc, SECONDS),
           plan.counted
@@ -301,12 +347,13 @@ const measurePlans = async (bench: Bench, plans: ReadonlyArray<Plan>) => {
   return measured.map(combine)
 }
 
-const saves = (clients: number) => (svc: Svc, seconds: number) => measureSaves(svc.origin, seconds, undefined, clients)
+const saves = (clients: number) => (svc: Svc, seconds: number) =>
+  spread(svc, clients, (origin, connections) => measureSaves(origin, seconds, undefined, connections))
 
 /** A svc with commit_delay for its sessions, or none when it cannot start (setting it takes a superuser). */
 const startDelayed = async (bench: Bench, delay: number) => {
   try {
-    return await startSvc(bench, GROUP, `-c commit_delay=${delay} -c commit_siblings=${SIBLINGS}`)
+    return await startSvc(bench, GROUP_POOL, delay)
   } catch (error) {
     console.log(
       `commit_delay ${delay} µs: svc did not start (setting commit_delay takes a superuser): ${
@@ -325,15 +372,17 @@ const printKnee = (demand: ReadonlyArray<Point>) => {
   const cores = cpus().length
   const used = (seconds: number) => seconds / knee.seconds
   console.log(
-    `\nknee: ${knee.label} reaches 95% of the best saves/s (${fmt(rate(best))}/s at ${best.label}); there svc used ${
-      fmt(used(knee.svcCpu), 2)
-    } cores, its PostgreSQL backends ${fmt(used(knee.backendCpu), 2)}${
+    `\nknee: ${knee.label} (${knee.backends} connections at the primary) reaches 95% of the best saves/s (${
+      fmt(rate(best))
+    }/s at ${best.label}); there svc used ${fmt(used(knee.svcCpu), 2)} cores, its PostgreSQL backends ${
+      fmt(used(knee.backendCpu), 2)
+    }${
       knee.clusterCpu === undefined ? "" : ` (the whole cluster ${fmt(used(knee.clusterCpu), 2)})`
     } of this machine's ${cores}; the machine was ${fmt(100 * knee.busy)}% busy, ${fmt(100 * knee.iowait)}% iowait.`
   )
   console.log(
     knee.busy >= 0.9
-      ? `  CPU-bound: the machine's cores ran out (svc, PostgreSQL, the load generator and anything else running share ${cores}); a larger pool only queues in PostgreSQL. On hardware where svc runs apart from the database, the knee is where the primary's cores or its WAL syncs run out: run this there.`
+      ? `  CPU-bound: the machine's cores ran out (svc, PostgreSQL, the load generator and anything else running share ${cores}); a larger pool only queues in PostgreSQL. Where svc runs apart from the database, the knee is where the primary's cores or its WAL syncs run out: run this there, with SVC_BENCH_REPLICAS to drive it.`
       : `  Not CPU-bound: the machine had cores left, so what stops the saves is in PostgreSQL (WAL syncs, locks) or in svc's single process.`
   )
 }
@@ -404,31 +453,32 @@ export const run = async (): Promise<void> => {
       }
       const reader = await startSvc(bench, 10)
       servers.push(reader)
-      const subject = await seed(reader.origin, 1)
+      const subject = await seed(reader.origins[0]!, 1)
 
       const plans: Array<Plan> = [
         ...POOLS.map((pool) => ({
-          label: `pool ${pool}, ${pool} clients`,
+          label: `${poolLabel(pool)}, ${pool * REPLICAS} clients`,
           svc: pools.get(pool)!,
-          load: saves(pool),
+          load: saves(pool * REPLICAS),
           counted: "saves" as const
         })),
         ...POOLS.map((pool) => ({
-          label: `pool ${pool}, ${DEMAND} clients`,
+          label: `${poolLabel(pool)}, ${DEMAND} clients`,
           svc: pools.get(pool)!,
           load: saves(DEMAND),
           counted: "saves" as const
         })),
         ...delayed.map(([delay, svc]) => ({
-          label: `pool ${GROUP}, ${GROUP} clients, commit_delay ${delay} µs`,
+          label: `${poolLabel(GROUP_POOL)}, ${GROUP} clients, commit_delay ${delay} µs`,
           svc,
           load: saves(GROUP),
           counted: "saves" as const
         })),
         {
-          label: "GET /subjects/:id, 1 consent, pool 10, 32 clients",
+          label: `GET /subjects/:id, 1 consent, ${poolLabel(10)}, 32 clients`,
           svc: reader,
-          load: (svc: Svc, seconds: number) => measureReads(svc.origin, [subject], seconds, undefined, 32),
+          load: (svc: Svc, seconds: number) =>
+            spread(svc, 32, (origin, connections) => measureReads(origin, [subject], seconds, undefined, connections)),
           counted: "reads" as const
         }
       ]
@@ -450,7 +500,7 @@ export const run = async (): Promise<void> => {
       console.log(`\nper read:\n\n${HEADER}\n${DIVIDER}`)
       printPoint(read, "reads")
     } finally {
-      for (const svc of servers) await stop(svc.server)
+      for (const svc of servers) for (const server of svc.servers) await stop(server)
     }
   } finally {
     await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined)

@@ -43,10 +43,15 @@ describe.each(dialects)("a custom sink provided as a layer [%s]", (dialect) => {
       type: "consent.recorded",
       data: { principal: { subjectId: body.subjectId } }
     })
-    const [row] = await server.db().query(
-      "SELECT endpoint, status, attempts FROM svc_event_deliveries d JOIN svc_events e ON e.seq = d.event_seq WHERE e.id = ?",
-      [event.id]
-    )
-    expect(row).toMatchObject({ endpoint: "collector", status: "delivered" })
+    // The sink has the event before the deliverer records its answer: wait for that record.
+    const delivery = async () => {
+      const [row] = await server.db().query(
+        "SELECT endpoint, status, attempts FROM svc_event_deliveries d JOIN svc_events e ON e.seq = d.event_seq WHERE e.id = ?",
+        [event.id]
+      )
+      return row
+    }
+    await eventually(async () => (await delivery())?.status === "delivered", 10_000, "the delivery recorded")
+    expect(await delivery()).toMatchObject({ endpoint: "collector", status: "delivered" })
   })
 })

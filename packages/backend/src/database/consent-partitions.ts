@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Layer, Schedule } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { monthName, monthOf, monthStart } from "./consent-months.js"
 
@@ -157,7 +157,7 @@ export class ConsentPartitions extends Effect.Service<ConsentPartitions>()("@svc
 
 /**
  * The partition maintenance of a running instance (unless `consentPartitions: "external"`): the
- * months ahead made at start, then every hour. A failed run is logged and the next one still comes.
+ * months ahead made as the instance starts (before it serves), then every hour. A failed run is logged and the next one still comes.
  */
 export const ConsentPartitionJobLive = Layer.scopedDiscard(
   Effect.gen(function*() {
@@ -171,6 +171,9 @@ export const ConsentPartitionJobLive = Layer.scopedDiscard(
       ),
       Effect.catchAllCause((cause) => Effect.logWarning("consent partition maintenance failed", cause))
     )
-    yield* run.pipe(Effect.repeat(Schedule.spaced("1 hour")), Effect.forkScoped)
+    // The first run is part of the start, so an instance that is up has its months (and a test or
+    // an operator that then changes them races with nothing); the next ones come every hour.
+    yield* run
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep("1 hour"), run)))
   })
 ).pipe(Layer.provide(ConsentPartitions.Default))

@@ -66,29 +66,22 @@ const canonical = (value: unknown): string => {
   return text
 }
 
-/** The leaf data (UTF-8 bytes of the canonical JSON) of one stored act. */
+/**
+ * The leaf data (UTF-8 bytes of the canonical JSON) of one stored act. Its members are always the
+ * same, so their RFC 8785 order (by UTF-16 code units) is written out here once instead of sorted
+ * for every leaf; every value is serialized by `canonicalize`. Equal to `canonicalize` of the whole
+ * object in docs/transparency-log.md (test/transparency-leaf.test.ts).
+ */
 export const leafData = (row: LeafColumns): Buffer =>
   Buffer.from(
-    canonical({
-      v: LEAF_FORMAT_VERSION,
-      consentId: row.id,
-      tenant: row.tenant_id,
-      type: row.type,
-      domain: row.domain,
-      givenAt: row.given_at,
-      createdAt: row.created_at,
-      policyId: row.policy_id,
-      policyFingerprint: row.policy_fingerprint,
-      legalReleaseId: row.legal_release_id,
-      preferences: json(row.preferences),
-      receipts: json(row.receipts),
-      vendorChoice: json(row.vendor_choice),
-      gpc: json(row.gpc),
-      gppString: row.gpp_string,
-      gppSectionIds: row.gpp_section_ids,
-      tcString: row.tc_string,
-      personalData: row.log_commitment
-    }),
+    `{"consentId":${canonical(row.id)},"createdAt":${canonical(row.created_at)},"domain":${canonical(row.domain)},` +
+      `"givenAt":${canonical(row.given_at)},"gpc":${canonical(json(row.gpc))},` +
+      `"gppSectionIds":${canonical(row.gpp_section_ids)},"gppString":${canonical(row.gpp_string)},` +
+      `"legalReleaseId":${canonical(row.legal_release_id)},"personalData":${canonical(row.log_commitment)},` +
+      `"policyFingerprint":${canonical(row.policy_fingerprint)},"policyId":${canonical(row.policy_id)},` +
+      `"preferences":${canonical(json(row.preferences))},"receipts":${canonical(json(row.receipts))},` +
+      `"tcString":${canonical(row.tc_string)},"tenant":${canonical(row.tenant_id)},"type":${canonical(row.type)},` +
+      `"v":${LEAF_FORMAT_VERSION},"vendorChoice":${canonical(json(row.vendor_choice))}}`,
     "utf8"
   )
 
@@ -100,9 +93,23 @@ export interface PersonalData {
   readonly userAgent: string | null
 }
 
-/** `base64(SHA-256(salt || canonical JSON of the personal data))`. */
+/**
+ * `base64(SHA-256(salt || canonical JSON of the personal data))`; the four members in their RFC
+ * 8785 order, each value by `canonicalize`, as in `leafData`.
+ */
 export const personalCommitment = (salt: Buffer, personal: PersonalData): string =>
-  hash("sha256", Buffer.concat([salt, Buffer.from(canonical(personal), "utf8")]), "base64")
+  hash(
+    "sha256",
+    Buffer.concat([
+      salt,
+      Buffer.from(
+        `{"externalId":${canonical(personal.externalId)},"ipAddress":${canonical(personal.ipAddress)},` +
+          `"subjectId":${canonical(personal.subjectId)},"userAgent":${canonical(personal.userAgent)}}`,
+        "utf8"
+      )
+    ]),
+    "base64"
+  )
 
 /**
  * The commitment under a salt, for a save: `{ salt, commitment }` in base64. The salt is 16 fresh
