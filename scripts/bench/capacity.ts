@@ -50,6 +50,7 @@ import {
   clusterCpu,
   cpuBetween,
   machineCpu,
+  MANIFEST,
   walNow,
   walSince,
   type WalWritten,
@@ -73,15 +74,6 @@ const GROUP = 32
 const GROUP_POOL = Math.max(1, Math.round(GROUP / REPLICAS))
 const SIBLINGS = 5
 const PG_BIN = process.env.SVC_BENCH_PG_BIN
-const MANIFEST = {
-  policyRules: [{
-    id: "rest",
-    match: { default: true },
-    model: "opt-out",
-    categories: ["measurement", "marketing", "functionality", "experience"]
-  }]
-}
-
 interface Point {
   readonly label: string
   readonly measured: Measured

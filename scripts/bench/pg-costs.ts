@@ -108,3 +108,13 @@ export const machineCpu = async () => {
   const total = line.slice(0, 8).reduce((a, b) => a + b, 0) // user … steal (guest time is inside user)
   return { busy: total - line[3]! - line[4]!, iowait: line[4]!, total }
 }
+
+/** The manifest the PostgreSQL benches serve: one opt-out rule over four categories. */
+export const MANIFEST = {
+  policyRules: [{
+    id: "rest",
+    match: { default: true },
+    model: "opt-out",
+    categories: ["measurement", "marketing", "functionality", "experience"]
+  }]
+}

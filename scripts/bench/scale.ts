@@ -32,7 +32,7 @@ import { monthName, monthStart } from "../../packages/backend/src/database/conse
 import { ReadSqlClient } from "../../packages/backend/src/database/read-client.js"
 import { InsightRepo } from "../../packages/backend/src/insight/repository.js"
 import { PeriodRecordsRepo } from "../../packages/backend/src/records/period-repository.js"
-import { backendsCpu, cpuBetween, walNow, walSince, withApplicationName } from "./pg-costs.js"
+import { backendsCpu, cpuBetween, MANIFEST, walNow, walSince, withApplicationName } from "./pg-costs.js"
 import {
   BASELINE_BIN,
   buildServerBundle,
@@ -155,15 +155,6 @@ const exportMonth = async (url: string) => {
     for (const byte of chunk) if (byte === 10) lines++
   }
   return { lines, bytes, firstByte, seconds: (performance.now() - started) / 1000 }
-}
-
-const MANIFEST = {
-  policyRules: [{
-    id: "rest",
-    match: { default: true },
-    model: "opt-out",
-    categories: ["measurement", "marketing", "functionality", "experience"]
-  }]
 }
 
 /** The subjects, as a save makes them (no identity link). */
