@@ -322,4 +322,37 @@ describe.each(dialects)("the transparency log [%s]", (dialect) => {
     expect(indices.size).toBe(ids.length)
     expect(Math.min(...indices)).toBeGreaterThanOrEqual(before)
   })
+
+  it("signs checkpoints while saves keep arriving, not only once they pause", async () => {
+    const [first] = await saveSome(1)
+    // Four visitors saving one after another for up to 12 s: the sequencer always finds new acts.
+    let streaming = true
+    let ended = false
+    const visitor = async () => {
+      const until = Date.now() + 12_000
+      while (streaming && Date.now() < until) expect((await save(server, cookieSave())).status).toBe(200)
+    }
+    const stream = Promise.all([visitor(), visitor(), visitor(), visitor()]).finally(() => (ended = true))
+    try {
+      await eventually(
+        async () => (await call(server, "GET", `/log/proof/${first}`, undefined, bearer(API_KEY))).status === 200,
+        15_000,
+        "a proof of the first save"
+      )
+      expect(ended, "its checkpoint came while the saves went on").toBe(false)
+    } finally {
+      streaming = false
+      await stream
+    }
+    const proof = await proofOf(first!)
+    expect(
+      verifyInclusion({
+        index: proof.leafIndex,
+        size: proof.treeSize,
+        leaf: leafHash(Buffer.from(proof.leaf, "base64")),
+        path: proof.auditPath.map((h) => Buffer.from(h, "base64")),
+        root: checkpointOf(proof.checkpoint).root
+      })
+    ).toBe(true)
+  })
 })

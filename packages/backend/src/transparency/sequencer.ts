@@ -100,14 +100,22 @@ export class LogSequencer extends Effect.Service<LogSequencer>()("@svc/backend/L
         })).pipe(retryDeadlocks)
       })
 
-    /** One round: sequences everything pending (renewing the lease per batch), then signs a checkpoint. */
+    /**
+     * One round: sequences the pending acts in batches until one is short of `BATCH` (renewing the
+     * lease per batch), then signs a checkpoint.
+     */
     const round = Effect.gen(function*() {
       if (signer === undefined) return { appended: 0, checkpoint: false }
       let appended = 0
       while (yield* holdLease) {
         const count = yield* appendBatch
-        if (count === undefined || count === 0) break
+        if (count === undefined) break
         appended += count
+        // A batch short of BATCH was everything pending when it was read: acts saved since wait for
+        // the next round. Under a steady stream of saves a round is then one batch and its
+        // checkpoint, not a loop of small batches of whatever arrived meanwhile (each paying the
+        // lease, the tree's edge and a transaction again) that signs no checkpoint until saves pause.
+        if (count < BATCH) break
         // A backlog is many batches; on SQLite each runs synchronously, so requests (and, at
         // start, the listening socket) get the event loop between them.
         yield* eventLoopTurn
