@@ -35,22 +35,35 @@ export const freePort = () =>
     })
   })
 
-/** `svc serve` processes started here, with their resident memory once idle after start (MB). */
-const servers = new WeakMap<ChildProcess, { readonly label: string; readonly idle: number }>()
+/**
+ * `svc serve` processes started here, and reference servers given a name (the floor, the
+ * ceiling), with their resident memory once idle after start (MB).
+ */
+const servers = new WeakMap<
+  ChildProcess,
+  { readonly label: string; readonly idle: number; readonly reference: string | undefined }
+>()
 const isSvcServe = (args: ReadonlyArray<string>) =>
   args.some((arg) => arg.endsWith("bin/svc.js")) && args.includes("serve")
 
 /**
- * Runs `node ...args` and resolves once its output matches `ready`. For `svc serve` it then waits
- * a second and notes the process's idle memory; `stop` reports it with the peak (see `stop`).
+ * Runs `node ...args` and resolves once its output matches `ready`. For `svc serve`, and for a
+ * server given a `reference` name (the floor, compared with svc's memory), it then waits a second
+ * and notes the process's idle memory; `stop` reports it with the peak (see `stop`).
  */
-export const startNode = async (args: ReadonlyArray<string>, ready: RegExp, env: Record<string, string> = {}) => {
+export const startNode = async (
+  args: ReadonlyArray<string>,
+  ready: RegExp,
+  env: Record<string, string> = {},
+  reference?: string
+) => {
   const child = await startUntilReady(args, ready, env)
-  if (isSvcServe(args)) {
+  if (isSvcServe(args) || reference !== undefined) {
     await new Promise((r) => setTimeout(r, 1_000))
     servers.set(child, {
       label: process.argv[1]?.replace(/^.*\/bench\//, "").replace(/\.ts$/, "") ?? "bench",
-      idle: await rssMb(child.pid!)
+      idle: await rssMb(child.pid!),
+      reference
     })
   }
   return child
@@ -104,19 +117,21 @@ const startUntilReady = (args: ReadonlyArray<string>, ready: RegExp, extraEnv: R
  * SIGTERM, then SIGKILL after 5 s. For `svc serve`, first prints its memory: idle after start and
  * peak (VmHWM) over everything the benchmark sent it, and appends them to
  * `SVC_BENCH_MEMORY_FILE` (set by `npm run bench`, which reports the highest over all benchmarks).
- * Targets (issue #26): idle ≤ 90 MB, peak ≤ 160 MB.
+ * Targets (issue #26): idle ≤ 90 MB, peak ≤ 160 MB. A reference server's are printed only.
  */
 export const stop = async (child: ChildProcess) => {
   const server = servers.get(child)
   if (server !== undefined && child.exitCode === null) {
     const peak = await peakRssMb(child.pid!)
     console.log(
-      `memory: svc serve (${server.label}) ${server.idle.toFixed(0)} MB idle after start, peak ${
-        peak.toFixed(0)
-      } MB (targets: idle ≤ 90, peak ≤ 160)`
+      `memory: ${server.reference ?? "svc serve"} (${server.label}) ${
+        server.idle.toFixed(0)
+      } MB idle after start, peak ${peak.toFixed(0)} MB${
+        server.reference === undefined ? " (targets: idle ≤ 90, peak ≤ 160)" : ""
+      }`
     )
     const file = process.env.SVC_BENCH_MEMORY_FILE
-    if (file !== undefined)
+    if (file !== undefined && server.reference === undefined)
       await appendFile(file, `${JSON.stringify({ bench: server.label, idle: server.idle, peak })}\n`)
   }
   return stopProcess(child)

@@ -325,7 +325,8 @@ const startServer = async (
   databases.push(db)
   const port = await freePort()
   const started = async (args: ReadonlyArray<string>, ready: RegExp, env?: Record<string, string>) => {
-    const child = await startNode(args, ready, env)
+    // the floor's and the ceiling's memory is printed beside svc's
+    const child = await startNode(args, ready, env, name === "svc" || name === "baseline" ? undefined : name)
     children.push(child)
     return { name, base: `http://127.0.0.1:${port}`, pid: child.pid }
   }

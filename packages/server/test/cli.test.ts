@@ -1,6 +1,6 @@
 import Database from "better-sqlite3"
-import { spawnSync } from "node:child_process"
-import { symlinkSync, writeFileSync } from "node:fs"
+import { spawn, spawnSync } from "node:child_process"
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -8,7 +8,7 @@ import { connect } from "node:net"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { postCookieSave } from "../../backend/test/support/consent-saves.js"
-import { killChildren, run, serve, tempDir } from "./support/svc-process.js"
+import { bin, killChildren, run, serve, tempDir } from "./support/svc-process.js"
 
 afterEach(killChildren)
 
@@ -178,6 +178,38 @@ describe("svc serve", () => {
     child.kill("SIGTERM")
     expect(await exited).toBe(0)
   })
+  // The V8 flag on bin/svc.js's first line (docs/adr/0099-memory-of-svc-serve.md): the server's
+  // own command line when run as a program, as `svc`, npx and the container run it; `node bin/svc.js`
+  // is the opt-out. Read from /proc, hence Linux only.
+  it.runIf(process.platform === "linux")(
+    "run as a program, serves with its memory flag on its own command line; run by node, without",
+    async () => {
+      const commandLine = async (asProgram: boolean) => {
+        const cwd = tempDir()
+        const args = ["serve", "--port", "0", "--host", "127.0.0.1"]
+        const child = asProgram ? spawn(bin, args, { cwd }) : spawn(process.execPath, [bin, ...args], { cwd })
+        try {
+          let output = ""
+          await new Promise<void>((resolve, reject) => {
+            child.stdout.on("data", (d: Buffer) => {
+              output += d
+              if (output.includes("svc listening on")) resolve()
+            })
+            child.on("exit", (code) => reject(new Error(`svc serve exited with ${code}: ${output}`)))
+          })
+          // NUL-terminated arguments
+          return readFileSync(`/proc/${child.pid}/cmdline`, "utf8").split("\0").slice(0, -1)
+        } finally {
+          child.kill("SIGKILL")
+        }
+      }
+      const program = await commandLine(true)
+      expect(program.slice(1)).toEqual(["--heap-growing-percent=100", bin, "serve", "--port", "0", "--host",
+        "127.0.0.1"])
+      const byNode = await commandLine(false)
+      expect(byNode).toEqual([process.execPath, bin, "serve", "--port", "0", "--host", "127.0.0.1"])
+    }
+  )
 })
 
 describe("svc migrate, spec and token", () => {
