@@ -11,6 +11,7 @@ import {
   save,
   subjectRow
 } from "./support/consent-saves.js"
+import { useCountingServer } from "./support/counting-server.js"
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
@@ -349,5 +350,28 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
       expect(expired.body.cause.code).toBe("POLICY_SNAPSHOT_EXPIRED")
       expect(await consentRows(server, base.subjectId)).toHaveLength(0)
     })
+  })
+})
+
+describe.each(dialects)("the statements of a save [%s]", (dialect) => {
+  const server = useCountingServer(dialect)
+
+  it("writes the subject and its act in one statement on PostgreSQL; a replay reads the stored act once more", async () => {
+    const cost = async (body: Record<string, unknown>) => {
+      const before = server.statements()
+      const answer = await save(server, body)
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+      return server.statements() - before
+    }
+    const subjectId = newSubjectId()
+    const t = Date.now() - 10_000
+    const first = await cost(cookieSave({ subjectId, givenAt: t }))
+    const returning = await cost(cookieSave({ subjectId, givenAt: t + 1_000 }))
+    const replay = await cost(cookieSave({ subjectId, givenAt: t + 1_000 }))
+    // Elsewhere, in one transaction: the subject's insert, its owner's read when it exists, the act's insert.
+    expect({ first, returning, replay }).toEqual(
+      dialect === "postgres" ? { first: 1, returning: 1, replay: 2 } : { first: 2, returning: 3, replay: 4 }
+    )
+    expect(await consentRows(server, subjectId)).toHaveLength(2)
   })
 })
