@@ -375,3 +375,34 @@ describe.each(dialects)("the statements of a save [%s]", (dialect) => {
     expect(await consentRows(server, subjectId)).toHaveLength(2)
   })
 })
+
+describe.each(dialects.filter((dialect) => dialect === "postgres"))("a save racing a new subject [%s]", (dialect) => {
+  const server = useServer(dialect)
+
+  it("waits for the transaction writing the subject, then records its act under that subject", async () => {
+    const db = server.db()
+    const subjectId = newSubjectId()
+    await db.query("BEGIN")
+    await db.query(
+      "INSERT INTO svc_subjects (id, tenant_id, verified, created_at, updated_at) VALUES (?, '', 0, 1, 1)",
+      [subjectId]
+    )
+    const [holder] = await db.query("SELECT pg_backend_pid() AS pid")
+    let answered = false
+    const answer = save(server, cookieSave({ subjectId })).finally(() => (answered = true))
+    // Until the save waits for this transaction's row: its statement's snapshot will not see the row.
+    const waiting = () =>
+      db.query(
+        `SELECT 1 FROM pg_locks w JOIN pg_locks h ON h.transactionid = w.transactionid AND h.granted AND h.pid = ?
+          WHERE NOT w.granted`,
+        [holder!.pid]
+      )
+    while (!answered && (await waiting()).length === 0);
+    await db.query("COMMIT")
+    const { body, status } = await answer
+    expect(status, JSON.stringify(body)).toBe(200)
+    expect(body.subjectId).toBe(subjectId)
+    expect(await consentRows(server, subjectId)).toHaveLength(1)
+    expect(Number((await subjectRow(server, subjectId))?.created_at)).toBe(1)
+  })
+})
