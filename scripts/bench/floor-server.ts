@@ -3,7 +3,8 @@
  * read. One route each, no svc code: the payload decoded by its schema, the save's two inserts
  * (subject and consent, as svc writes them) in one transaction through `@effect/sql`, the read's
  * two selects, answers encoded by their schemas. SQLite in WAL at `synchronous = FULL` (svc's
- * durability: a save is answered after its commit), or PostgreSQL in a given schema.
+ * durability: a save is answered after its commit), PostgreSQL in a given schema, or MySQL. Pools
+ * of 10 connections, svc's default `database.maxConnections`.
  *
  * Bundled by scripts/bench/subjects.ts with esbuild (as `svc serve` runs a bundle) and started
  * with FLOOR_DIALECT, FLOOR_DB, FLOOR_SCHEMA and FLOOR_PORT.
@@ -18,6 +19,7 @@ import {
 } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
+import { MysqlClient } from "@effect/sql-mysql2"
 import { PgClient } from "@effect/sql-pg"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { randomBytes } from "node:crypto"
@@ -91,15 +93,22 @@ const SubjectsLive = HttpApiBuilder.group(Api, "subjects", (handlers) =>
           const now = Date.now()
           const consentId = `cns_${randomBytes(16).toString("base64url")}`
           const key = randomBytes(32).toString("hex")
-          yield* sql.withTransaction(Effect.gen(function*() {
-            yield* sql`INSERT INTO svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at)
-              VALUES (${payload.subjectId}, '', NULL, NULL, 0, ${now}, ${now}) ON CONFLICT DO NOTHING`
-            yield* sql`INSERT INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
+          const subject = sql`INTO svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at,
+              updated_at) VALUES (${payload.subjectId}, '', NULL, NULL, 0, ${now}, ${now})`
+          const consent = sql`INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
               created_at, preferences, receipts, ip_address, user_agent, action, surface, time_to_decision_ms)
               VALUES (${consentId}, '', ${payload.subjectId}, ${key}, ${key}, ${payload.type}, ${payload.domain},
               ${payload.givenAt}, ${now}, ${JSON.stringify(payload.preferences)}, ${JSON.stringify(payload.receipts)},
-              '198.51.100.0', 'bench/1.0', ${payload.action}, ${payload.surface}, ${payload.timeToDecisionMs})
-              ON CONFLICT DO NOTHING`
+              '198.51.100.0', 'bench/1.0', ${payload.action}, ${payload.surface}, ${payload.timeToDecisionMs})`
+          yield* sql.withTransaction(Effect.gen(function*() {
+            yield* sql.onDialectOrElse({
+              mysql: () => sql`INSERT IGNORE ${subject}`,
+              orElse: () => sql`INSERT ${subject} ON CONFLICT DO NOTHING`
+            })
+            yield* sql.onDialectOrElse({
+              mysql: () => sql`INSERT IGNORE ${consent}`,
+              orElse: () => sql`INSERT ${consent} ON CONFLICT DO NOTHING`
+            })
           }))
           return {
             subjectId: payload.subjectId,
@@ -146,6 +155,8 @@ const pgUrl = () => {
 
 const Database = process.env.FLOOR_DIALECT === "postgres"
   ? PgClient.layer({ url: pgUrl(), maxConnections: 10 })
+  : process.env.FLOOR_DIALECT === "mysql"
+  ? MysqlClient.layer({ url: Redacted.make(process.env.FLOOR_DB!), maxConnections: 10 })
   : SqliteLive
 
 const ServerLive = HttpApiBuilder.serve().pipe(

@@ -1,7 +1,7 @@
 /**
  * The ceiling of the subjects bench (scripts/bench/subjects.ts), written to a file and run by plain
  * Node: node:http and the bare driver, no framework. POST inserts a subject and a consent
- * row like svc's (ON CONFLICT DO NOTHING, JSON text columns); GET selects the subject and its
+ * row like svc's (ON CONFLICT DO NOTHING or INSERT IGNORE, JSON text columns); GET selects the subject and its
  * consents and answers them as JSON.
  */
 export const ceilingSource = `
@@ -22,6 +22,12 @@ if (dialect === "sqlite") {
   insertConsent = async (...a) => ic.run(...a)
   selectSubject = async (id) => ss.get(id)
   selectConsents = async (id) => sc.all(id)
+} else if (dialect === "mysql") {
+  const pool = driver.createPool({ uri: process.env.CEILING_DB, connectionLimit: 10 }).promise()
+  insertSubject = (id, a, b) => pool.query("INSERT IGNORE INTO svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at) VALUES (?, '', NULL, NULL, 0, ?, ?)", [id, a, b])
+  insertConsent = (...a) => pool.query("INSERT IGNORE INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at, created_at, preferences, receipts, ip_address, user_agent, action, surface, time_to_decision_ms) VALUES (?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", a)
+  selectSubject = async (id) => (await pool.query("SELECT * FROM svc_subjects WHERE id = ? AND tenant_id = ''", [id]))[0][0]
+  selectConsents = async (id) => (await pool.query("SELECT * FROM svc_consents WHERE subject_id = ? AND tenant_id = '' ORDER BY given_at, created_at, id", [id]))[0]
 } else {
   const url = new URL(process.env.CEILING_DB)
   url.searchParams.set("options", "-c search_path=" + process.env.CEILING_SCHEMA)

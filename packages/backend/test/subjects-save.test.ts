@@ -11,6 +11,7 @@ import {
   save,
   subjectRow
 } from "./support/consent-saves.js"
+import { useCountingServer } from "./support/counting-server.js"
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
 
@@ -349,5 +350,59 @@ describe.each(dialects)("POST /subjects [%s]", (dialect) => {
       expect(expired.body.cause.code).toBe("POLICY_SNAPSHOT_EXPIRED")
       expect(await consentRows(server, base.subjectId)).toHaveLength(0)
     })
+  })
+})
+
+describe.each(dialects)("the statements of a save [%s]", (dialect) => {
+  const server = useCountingServer(dialect)
+
+  it("writes the subject and its act in one statement on PostgreSQL; a replay reads the stored act once more", async () => {
+    const cost = async (body: Record<string, unknown>) => {
+      const before = server.statements()
+      const answer = await save(server, body)
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+      return server.statements() - before
+    }
+    const subjectId = newSubjectId()
+    const t = Date.now() - 10_000
+    const first = await cost(cookieSave({ subjectId, givenAt: t }))
+    const returning = await cost(cookieSave({ subjectId, givenAt: t + 1_000 }))
+    const replay = await cost(cookieSave({ subjectId, givenAt: t + 1_000 }))
+    // Elsewhere, in one transaction: the subject's insert, its owner's read when it exists, the act's insert.
+    expect({ first, returning, replay }).toEqual(
+      dialect === "postgres" ? { first: 1, returning: 1, replay: 2 } : { first: 2, returning: 3, replay: 4 }
+    )
+    expect(await consentRows(server, subjectId)).toHaveLength(2)
+  })
+})
+
+describe.each(dialects.filter((dialect) => dialect === "postgres"))("a save racing a new subject [%s]", (dialect) => {
+  const server = useServer(dialect)
+
+  it("waits for the transaction writing the subject, then records its act under that subject", async () => {
+    const db = server.db()
+    const subjectId = newSubjectId()
+    await db.query("BEGIN")
+    await db.query(
+      "INSERT INTO svc_subjects (id, tenant_id, verified, created_at, updated_at) VALUES (?, '', 0, 1, 1)",
+      [subjectId]
+    )
+    const [holder] = await db.query("SELECT pg_backend_pid() AS pid")
+    let answered = false
+    const answer = save(server, cookieSave({ subjectId })).finally(() => (answered = true))
+    // Until the save waits for this transaction's row: its statement's snapshot will not see the row.
+    const waiting = () =>
+      db.query(
+        `SELECT 1 FROM pg_locks w JOIN pg_locks h ON h.transactionid = w.transactionid AND h.granted AND h.pid = ?
+          WHERE NOT w.granted`,
+        [holder!.pid]
+      )
+    while (!answered && (await waiting()).length === 0);
+    await db.query("COMMIT")
+    const { body, status } = await answer
+    expect(status, JSON.stringify(body)).toBe(200)
+    expect(body.subjectId).toBe(subjectId)
+    expect(await consentRows(server, subjectId)).toHaveLength(1)
+    expect(Number((await subjectRow(server, subjectId))?.created_at)).toBe(1)
   })
 })

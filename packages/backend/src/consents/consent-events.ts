@@ -60,9 +60,12 @@ export class ConsentEvents extends Effect.Service<ConsentEvents>()("@svc/backend
       )
     }
 
+    /** Whether any sink takes a consent act's events: if not, `recorded` writes nothing. */
+    const wanted = outbox.wanted("consent.recorded") || outbox.wanted("consent.withdrawn")
+
     /** `consent.recorded`, and `consent.withdrawn` when the act turns off what the subject's previous act had on. */
     const recorded = (act: RecordedAct): Effect.Effect<void, SqlError.SqlError | ParseResult.ParseError> =>
-      !outbox.wanted("consent.recorded") && !outbox.wanted("consent.withdrawn") ? Effect.void : Effect.gen(function*() {
+      !wanted ? Effect.void : Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const record = recordOf(act, now)
         const subjectId = act.stored.subjectId
@@ -96,6 +99,6 @@ export class ConsentEvents extends Effect.Service<ConsentEvents>()("@svc/backend
         })
       })
 
-    return { recorded } as const
+    return { wanted, recorded } as const
   })
 }) {}

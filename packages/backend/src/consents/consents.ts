@@ -9,7 +9,7 @@ import {
   SubjectConflict
 } from "@svc/api"
 import { ConsentId, isLegalDocumentType, SaveConsentRequest, type SaveConsentResponse } from "@svc/schema"
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { Clock, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { storedIp } from "../access/ip-address.js"
 import type { RequestContext } from "../access/request-context.js"
@@ -22,7 +22,7 @@ import { LegalDocuments } from "../legal/documents.js"
 import { PolicyManifest } from "../policy/manifest.js"
 import { PolicySnapshots } from "../policy/snapshots.js"
 import { DEFAULT_IDENTITY_PROVIDER, IdentityLinks } from "../identity/identity-links.js"
-import { SubjectsRepo } from "../identity/subjects-repository.js"
+import { type NewSubject, SubjectsRepo } from "../identity/subjects-repository.js"
 import { type ActDecision, actDigest, actKey, decisionOf } from "./act.js"
 import { ConsentEvents } from "./consent-events.js"
 import { subjectChoiceOf, subjectVendorChoiceOf } from "./choices.js"
@@ -123,6 +123,8 @@ const unstorable = (decision: ActDecision, givenAt: number): string | undefined 
 
 const validateSave = Schema.validate(SaveConsentRequest, { errors: "all" })
 
+const subjectConflict = () => new SubjectConflict({ message: "This subject id is held by another tenant" })
+
 /** No policy judged: signing is off, or the act needs no snapshot token. */
 const noVerdict = Effect.succeed(undefined)
 
@@ -206,6 +208,35 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
           checkDecision: body.type === "cookie_banner"
         }))
     }
+
+    /** Whether one statement writes a save's subject and act (PostgreSQL), atomic without a transaction. */
+    const oneStatement = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+
+    /**
+     * The subject unless its id exists, then the act unless its key exists; SUBJECT_CONFLICT,
+     * with nothing written, when another tenant holds the id. Whether this call created the
+     * subject and stored the act. Elsewhere than on PostgreSQL, the caller's transaction makes
+     * the statements one.
+     */
+    const insertSubjectAndAct = (
+      subject: NewSubject,
+      row: ConsentColumns
+    ): Effect.Effect<
+      { readonly created: boolean; readonly stored: boolean },
+      SubjectConflict | SqlError.SqlError | ParseResult.ParseError
+    > =>
+      oneStatement
+        ? Effect.flatMap(consents.insertWithSubject(subject, row), (outcome) =>
+          outcome === "another tenant's subject" ? Effect.fail(subjectConflict()) : Effect.succeed(outcome))
+        : Effect.gen(function*() {
+          const created = yield* subjects.insertIfAbsent(subject)
+          if (!created) {
+            const owner = yield* subjects.ownerOf(subject.id)
+            if (Option.isSome(owner) && owner.value.tenant_id !== subject.tenantId)
+              return yield* Effect.fail(subjectConflict())
+          }
+          return { created, stored: yield* consents.insertIfAbsent(row) }
+        })
 
     /** A stored act answering a save: the same decision returns it, any other is a CONFLICT. */
     const answerStored = (row: ConsentRow, digest: string) => {
@@ -359,31 +390,27 @@ export class Consents extends Effect.Service<Consents>()("@svc/backend/Consents"
         }
         // The act as a read of its row would give it: its events carry it, and a first save answers with it.
         const written = readConsentRow(consentRowOf(row, release))
-        // One transaction: the subject (with its link) and the act land together or not at all.
-        // Both inserts skip an existing row rather than raise, so nothing aborts the transaction.
-        const inserted = yield* sql.withTransaction(
-          Effect.gen(function*() {
-            const created = yield* subjects.insertIfAbsent({ id: body.subjectId, tenantId, link, now })
-            if (!created) {
-              const owner = yield* subjects.ownerOf(body.subjectId)
-              if (Option.isSome(owner) && owner.value.tenant_id !== tenantId) {
-                return yield* Effect.fail(new SubjectConflict({ message: "This subject id is held by another tenant" }))
-              }
-            }
-            const stored = yield* consents.insertIfAbsent(row)
-            // The act's events commit (or roll back) with it; a replay stores nothing and sends nothing.
-            if (stored) {
-              yield* events.recorded({
-                stored: written,
-                link,
-                newSubject: created,
-                action: body.action ?? null,
-                surface: body.surface ?? null
-              })
-            }
-            return stored
-          })
-        ).pipe(retryDeadlocks, orDatabaseError)
+        // The subject (with its link), the act and its events land together or not at all. Both
+        // inserts skip an existing row rather than raise, so nothing aborts the transaction; on
+        // PostgreSQL one statement writes both, a transaction only when events go with them.
+        const land = Effect.gen(function*() {
+          const { created, stored } = yield* insertSubjectAndAct({ id: body.subjectId, tenantId, link, now }, row)
+          // The act's events commit (or roll back) with it; a replay stores nothing and sends nothing.
+          if (stored) {
+            yield* events.recorded({
+              stored: written,
+              link,
+              newSubject: created,
+              action: body.action ?? null,
+              surface: body.surface ?? null
+            })
+          }
+          return stored
+        })
+        const inserted = yield* (oneStatement && !events.wanted ? land : sql.withTransaction(land)).pipe(
+          retryDeadlocks,
+          orDatabaseError
+        )
         // A twin's act is read after this transaction ends: inside it, a MySQL snapshot could predate the twin's commit.
         let stored: StoredConsent
         if (inserted) {

@@ -5,7 +5,12 @@ import { Millis } from "../database/columns.js"
 import { changedRows } from "../database/database-error.js"
 import { decodedNow, findAll } from "../database/rows.js"
 import { tenantColumnBesideIds } from "../database/tenant-column.js"
-import { SubjectColumnsBeside, type SubjectRow } from "../identity/subjects-repository.js"
+import {
+  type NewSubject,
+  pgInsertSubjectIfAbsent,
+  SubjectColumnsBeside,
+  type SubjectRow
+} from "../identity/subjects-repository.js"
 
 const Text = Schema.NullOr(Schema.String)
 
@@ -77,6 +82,12 @@ export const ConsentRow = Schema.Struct({
 })
 export type ConsentRow = typeof ConsentRow.Type
 
+/** The columns an act's insert writes, in the order of `actValues`. */
+const consentInsertColumnList = `id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at, created_at,
+  preferences, receipts, vendor_choice, policy_id, policy_fingerprint, runtime_policy_source, legal_release_id,
+  ip_address, user_agent, journey_id, experiment_id, experiment_arm, action, surface, time_to_decision_ms, gpc,
+  gpp_string, gpp_section_ids, tc_string, country, log_commitment, log_salt`
+
 /** The columns of the legal release a consent row carries, from `svc_legal_documents l`. */
 const releaseColumns: Readonly<Record<string, string>> = {
   legal_version: "l.version",
@@ -133,6 +144,7 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
     const sql = yield* SqlClient.SqlClient
 
     const columns = sql.literal(consentRowSelect)
+    const consentInsertColumns = sql.literal(consentInsertColumnList)
     const fromConsents = sql`FROM svc_consents c LEFT JOIN svc_legal_documents l ON l.id = c.legal_release_id`
     const order = sql`ORDER BY c.given_at, c.created_at, c.id`
 
@@ -149,26 +161,68 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
             WHERE s.tenant_id = ${tenantId} AND s.external_id = ${externalId} AND s.verified = 1)
           AND ${tenantColumnBesideIds(sql, "c.tenant_id")} = ${tenantId}`
 
+    /** The act's values, in the order of `consentInsertColumns`. */
+    const actValues = (row: ConsentColumns) =>
+      sql`${row.id}, ${row.tenant_id}, ${row.subject_id}, ${row.act_key}, ${row.act_digest}, ${row.type},
+        ${row.domain}, ${row.given_at}, ${row.created_at}, ${row.preferences}, ${row.receipts}, ${row.vendor_choice},
+        ${row.policy_id}, ${row.policy_fingerprint}, ${row.runtime_policy_source}, ${row.legal_release_id},
+        ${row.ip_address}, ${row.user_agent}, ${row.journey_id}, ${row.experiment_id}, ${row.experiment_arm},
+        ${row.action}, ${row.surface}, ${row.time_to_decision_ms}, ${row.gpc}, ${row.gpp_string},
+        ${row.gpp_section_ids}, ${row.tc_string}, ${row.country}, ${row.log_commitment}, ${row.log_salt}`
+
     /**
      * Writes the act unless one with the same `act_key` exists (a replay or a racing twin):
      * `ON CONFLICT DO NOTHING` / `INSERT IGNORE`, so no unique violation is ever raised.
      * Returns whether this call stored it.
      */
     const insertIfAbsent = (row: ConsentColumns) => {
-      const insert = sql`INTO svc_consents (id, tenant_id, subject_id, act_key, act_digest, type, domain, given_at,
-          created_at, preferences, receipts, vendor_choice, policy_id, policy_fingerprint, runtime_policy_source,
-          legal_release_id, ip_address, user_agent, journey_id, experiment_id, experiment_arm, action, surface,
-          time_to_decision_ms, gpc, gpp_string, gpp_section_ids, tc_string, country, log_commitment, log_salt)
-        VALUES (${row.id}, ${row.tenant_id}, ${row.subject_id}, ${row.act_key}, ${row.act_digest}, ${row.type},
-          ${row.domain}, ${row.given_at}, ${row.created_at}, ${row.preferences}, ${row.receipts}, ${row.vendor_choice},
-          ${row.policy_id}, ${row.policy_fingerprint}, ${row.runtime_policy_source}, ${row.legal_release_id},
-          ${row.ip_address}, ${row.user_agent}, ${row.journey_id}, ${row.experiment_id}, ${row.experiment_arm},
-          ${row.action}, ${row.surface}, ${row.time_to_decision_ms}, ${row.gpc}, ${row.gpp_string},
-          ${row.gpp_section_ids}, ${row.tc_string}, ${row.country}, ${row.log_commitment}, ${row.log_salt})`
+      const insert = sql`INTO svc_consents (${consentInsertColumns}) VALUES (${actValues(row)})`
       return sql.onDialectOrElse({
         mysql: () => sql`INSERT IGNORE ${insert}`.raw,
         orElse: () => sql`INSERT ${insert} ON CONFLICT DO NOTHING`.raw
       }).pipe(Effect.map((raw) => changedRows(raw) === 1))
+    }
+
+    /**
+     * PostgreSQL only: a save's subject and act in one statement, atomic by itself, so a save
+     * that writes nothing else needs no transaction: one round trip where BEGIN, two inserts and
+     * COMMIT took four. `s` inserts the subject unless its id exists, and otherwise holds its
+     * row locked to the statement's end, as `SubjectsRepo.insertIfAbsent` does; `o` is the id's
+     * tenant as the statement's snapshot sees it; `c` inserts the act unless its key exists, and
+     * only when `s` created the subject or `o` is this tenant (another tenant's id gets nothing).
+     *
+     * A subject that another transaction committed while `s` waited for it is locked by `s` but
+     * not in the snapshot, so `o` is empty: the outcome is unknown and nothing was written. The
+     * statement then runs again, and sees that row (READ COMMITTED: a snapshot per statement).
+     */
+    const insertWithSubject = (subject: NewSubject, row: ConsentColumns): Effect.Effect<
+      { readonly created: boolean; readonly stored: boolean } | "another tenant's subject",
+      SqlError.SqlError
+    > => {
+      const statement = sql<{ readonly created: boolean; readonly owner: string | null; readonly stored: boolean }>`
+        WITH s AS (${pgInsertSubjectIfAbsent(sql, subject)} RETURNING 1),
+          o AS (SELECT tenant_id FROM svc_subjects WHERE id = ${subject.id}),
+          c AS (INSERT INTO svc_consents (${consentInsertColumns}) SELECT ${actValues(row)}
+            WHERE EXISTS (SELECT 1 FROM s) OR EXISTS (SELECT 1 FROM o WHERE tenant_id = ${subject.tenantId})
+            ON CONFLICT DO NOTHING RETURNING 1)
+        SELECT EXISTS (SELECT 1 FROM s) AS created, (SELECT tenant_id FROM o) AS owner,
+          EXISTS (SELECT 1 FROM c) AS stored`
+      const attempt = (tries: number): Effect.Effect<
+        { readonly created: boolean; readonly stored: boolean } | "another tenant's subject",
+        SqlError.SqlError
+      > =>
+        Effect.flatMap(statement, ([outcome]) => {
+          if (outcome === undefined) return Effect.dieMessage("the save's statement answered no row")
+          if (outcome.created || outcome.owner === subject.tenantId) {
+            return Effect.succeed({ created: outcome.created, stored: outcome.stored })
+          }
+          if (outcome.owner !== null) return Effect.succeed("another tenant's subject" as const)
+          // Each run sees every row committed before it began; a third miss is not a race.
+          return tries < 3
+            ? attempt(tries + 1)
+            : Effect.dieMessage("the subject of a save stays locked yet unseen by its statement")
+        })
+      return attempt(1)
     }
 
     const findByActKey = SqlSchema.findOne({
@@ -253,6 +307,7 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
 
     return {
       insertIfAbsent,
+      insertWithSubject,
       findByActKey,
       listBySubject,
       findSubjectWithConsents,

@@ -31,6 +31,28 @@ export interface IdentityLink {
   readonly verified: boolean
 }
 
+/** A subject a save creates unless its id exists. */
+export interface NewSubject {
+  readonly id: string
+  readonly tenantId: string
+  readonly link: IdentityLink | null
+  readonly now: number
+}
+
+const subjectInto = (sql: SqlClient.SqlClient, row: NewSubject) =>
+  sql`INTO svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at)
+    VALUES (${row.id}, ${row.tenantId}, ${row.link?.externalId ?? null}, ${row.link?.identityProvider ?? null},
+      ${row.link?.verified === true ? 1 : 0}, ${row.now}, ${row.now})`
+
+/**
+ * PostgreSQL's insert of a subject unless its id exists (in any tenant), which locks an existing
+ * row without writing it (`DO UPDATE ... WHERE FALSE`) until the statement's transaction ends:
+ * `SubjectsRepo.insertIfAbsent`'s, and the first part of the save's one statement
+ * (`ConsentsRepo.insertWithSubject`).
+ */
+export const pgInsertSubjectIfAbsent = (sql: SqlClient.SqlClient, row: NewSubject) =>
+  sql`INSERT ${subjectInto(sql, row)} ON CONFLICT (id) DO UPDATE SET updated_at = svc_subjects.updated_at WHERE FALSE`
+
 /**
  * SQL of `svc_subjects`. Reads are scoped to the instance's tenant, except `ownerOf`, which
  * exists to find another tenant's claim on a subject id (ids are unique across the database).
@@ -40,24 +62,14 @@ export class SubjectsRepo extends Effect.Service<SubjectsRepo>()("@svc/backend/S
     const sql = yield* SqlClient.SqlClient
 
     /** Creates the subject unless its id exists (in any tenant). Returns whether this call created it. */
-    const insertIfAbsent = (row: {
-      readonly id: string
-      readonly tenantId: string
-      readonly link: IdentityLink | null
-      readonly now: number
-    }) => {
-      const insert =
-        sql`INTO svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at)
-        VALUES (${row.id}, ${row.tenantId}, ${row.link?.externalId ?? null}, ${row.link?.identityProvider ?? null},
-          ${row.link?.verified === true ? 1 : 0}, ${row.now}, ${row.now})`
+    const insertIfAbsent = (row: NewSubject) => {
       // An existing row stays locked until the caller's transaction ends, so an erasure of the
       // subject waits for the save (MySQL's INSERT IGNORE takes a shared lock on the duplicate
       // already; Postgres' DO NOTHING takes none, DO UPDATE ... WHERE FALSE locks without writing).
       return sql.onDialectOrElse({
-        mysql: () => sql`INSERT IGNORE ${insert}`.raw,
-        pg: () =>
-          sql`INSERT ${insert} ON CONFLICT (id) DO UPDATE SET updated_at = svc_subjects.updated_at WHERE FALSE`.raw,
-        orElse: () => sql`INSERT ${insert} ON CONFLICT DO NOTHING`.raw
+        mysql: () => sql`INSERT IGNORE ${subjectInto(sql, row)}`.raw,
+        pg: () => pgInsertSubjectIfAbsent(sql, row).raw,
+        orElse: () => sql`INSERT ${subjectInto(sql, row)} ON CONFLICT DO NOTHING`.raw
       }).pipe(Effect.map((raw) => changedRows(raw) === 1))
     }
 
