@@ -6,6 +6,11 @@
  * too, for comparison. Bounded: a few thousand calls per side, rounds interleaved so drift (JIT,
  * GC, sockets) hits every side alike.
  *
+ * `SVC_BENCH_BASELINE_BIN=<another build's packages/server/bin/svc.js>` adds that build's
+ * `client.status()` (its `packages/client/dist`) as a fourth side, and prints the CPU time per call
+ * of both builds' clients (this process's, fetch and decoding included) and their ratio, median
+ * over rounds.
+ *
  *   npx tsx --conditions=@svc/source scripts/bench/client.ts [callsPerSide]
  */
 import { FetchHttpClient, HttpApiClient, HttpClient } from "@effect/platform"
@@ -13,6 +18,9 @@ import { SvcApi } from "@svc/api"
 import { createSvcClient } from "@svc/client"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
+import { dirname, join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { BASELINE_BIN } from "./processes.js"
 
 const callsPerSide = Number(process.argv[2] ?? 3000)
 const rounds = 10
@@ -52,13 +60,25 @@ const viaClient = async () => {
   const result = await client.status()
   if (!result.ok) throw result.error
 }
+const baselineModule: typeof import("@svc/client") | undefined = BASELINE_BIN === undefined
+  ? undefined
+  : await import(pathToFileURL(join(dirname(BASELINE_BIN), "../../client/dist/src/index.js")).href)
+const baselineClient = baselineModule?.createSvcClient({ baseUrl: base })
+const viaBaseline = async () => {
+  const result = await baselineClient!.status()
+  if (!result.ok) throw result.error
+}
 
+/** Times `n` calls into `into`; returns this process's CPU time per call over them, in µs. */
 const time = async (fn: () => Promise<void>, n: number, into: Array<number>) => {
+  const cpu = process.cpuUsage()
   for (let i = 0; i < n; i++) {
     const started = performance.now()
     await fn()
     into.push(performance.now() - started)
   }
+  const used = process.cpuUsage(cpu)
+  return (used.user + used.system) / n
 }
 
 const quantile = (samples: Array<number>, q: number) => {
@@ -69,14 +89,24 @@ const quantile = (samples: Array<number>, q: number) => {
 await time(plain, warmup, [])
 await time(viaDerived, warmup, [])
 await time(viaClient, warmup, [])
+if (baselineClient !== undefined) await time(viaBaseline, warmup, [])
 const fetchSamples: Array<number> = []
 const derivedSamples: Array<number> = []
 const clientSamples: Array<number> = []
+const baselineSamples: Array<number> = []
+const cpuRatios: Array<number> = []
+const cpuPerCall = { client: 0, baseline: 0 }
 const perRound = Math.ceil(callsPerSide / rounds)
 for (let round = 0; round < rounds; round++) {
   await time(plain, perRound, fetchSamples)
   await time(viaDerived, perRound, derivedSamples)
-  await time(viaClient, perRound, clientSamples)
+  const clientCpu = await time(viaClient, perRound, clientSamples)
+  if (baselineClient !== undefined) {
+    const baselineCpu = await time(viaBaseline, perRound, baselineSamples)
+    cpuRatios.push(clientCpu / baselineCpu)
+    cpuPerCall.client += clientCpu / rounds
+    cpuPerCall.baseline += baselineCpu / rounds
+  }
 }
 server.close()
 
@@ -95,3 +125,12 @@ console.log(
     (p50Client - p50Fetch).toFixed(3)
   } ms per call)  target <= 30%: ${overhead <= 30 ? "met" : "NOT met"}`
 )
+if (baselineClient !== undefined) {
+  console.log(row("baseline client", baselineSamples))
+  const ratio = cpuRatios.sort((a, b) => a - b)[Math.floor(cpuRatios.length / 2)]!
+  console.log(
+    `CPU per client.status() call: ${cpuPerCall.client.toFixed(1)} µs against ${
+      cpuPerCall.baseline.toFixed(1)
+    } µs for the baseline (${BASELINE_BIN}); median of ${rounds} round ratios ${(100 * ratio).toFixed(1)}%`
+  )
+}

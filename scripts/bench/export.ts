@@ -7,7 +7,8 @@
  * an export holds one keyset page, never the result, so its memory must not grow with its size.
  *
  * The server is `svc serve` itself (its bundle rebuilt first), in a process of its own, so its
- * memory is the server's as a user runs it.
+ * memory is the server's as a user runs it; its CPU time over each export is printed too, per
+ * record, to compare builds (`SVC_BENCH_SVC_BIN`) run one after the other on a busy machine.
  *
  * SVC_BENCH_READS=1 also reads a subject with one consent (GET /subjects/:id, 8 connections,
  * 10 s) on the idle server and again while the first export streams, to show what an export
@@ -23,7 +24,7 @@ import { existsSync } from "node:fs"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { buildServerBundle, freePort, rssMb, startNode, stop, SVC_BIN } from "./processes.js"
+import { buildServerBundle, cpuSeconds, freePort, rssMb, startNode, stop, SVC_BIN } from "./processes.js"
 import { loadSyntheticConsents, sampleRss } from "./synthetic-consents.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 1_000_000)
@@ -36,6 +37,7 @@ const API_KEY = "bench-export-key-0123456789abcdef"
 const measure = async (url: string, pid: number, linesPerRecord: number) => {
   const before = await rssMb(pid)
   const sampler = sampleRss(pid, before)
+  const cpuBefore = await cpuSeconds(pid)
   const started = performance.now()
   const response = await fetch(url, { headers: { authorization: `Bearer ${API_KEY}` } })
   if (response.status !== 200 || response.body === null)
@@ -53,8 +55,9 @@ const measure = async (url: string, pid: number, linesPerRecord: number) => {
   // Taken as the last chunk has arrived, before the server lets go of the response.
   const atEnd = await rssMb(pid)
   const total = performance.now() - started
+  const cpu = await cpuSeconds(pid) - cpuBefore
   const peak = await sampler.stop()
-  return { before, peak, atCheckpoint, atEnd, firstByte, total, bytes, lines }
+  return { before, peak, atCheckpoint, atEnd, firstByte, total, cpu, bytes, lines }
 }
 
 const READ_SECONDS = 10
@@ -145,7 +148,8 @@ try {
           `(${Math.round(ROWS / (r.total / 1000)).toLocaleString("en")} records/s), first byte after ${
             r.firstByte.toFixed(0)
           } ms; ` +
-          `server RSS ${r.before.toFixed(0)} MB before, peak ${r.peak.toFixed(0)} MB while streaming`
+          `server RSS ${r.before.toFixed(0)} MB before, peak ${r.peak.toFixed(0)} MB while streaming; ` +
+          `server CPU ${r.cpu.toFixed(1)} s (${(r.cpu * 1e6 / ROWS).toFixed(1)} µs per record)`
       )
       const growth = r.atEnd - r.atCheckpoint
       console.log(

@@ -4,7 +4,8 @@
  * proofs, surfaces, decision times, forty visitor countries (skewed, some unknown), two domains and
  * an experiment, then times the page for a one-year and a 30-day period (the page's whole answer:
  * the aggregate queries plus the experiment summaries and the rendering; a warm-up run, then the
- * median and min of three).
+ * median and min of three, `SVC_BENCH_INSIGHT_RUNS`), and this process's CPU time per page (the server
+ * and the client both run here), to compare builds run one after the other on a busy machine.
  * Target: under 1 s for the year over 1M consents.
  *
  *   npx tsx --conditions=@svc/source scripts/bench/insight.ts   (or `npm run bench -- insight`)
@@ -22,6 +23,8 @@ import pg from "pg"
 
 const ROWS = Number(process.env.SVC_BENCH_INSIGHT_ROWS ?? 1_000_000)
 const KEEP = process.env.SVC_BENCH_KEEP === "1"
+/** Timed requests per period, after a warm-up. */
+const RUNS = Number(process.env.SVC_BENCH_INSIGHT_RUNS ?? 3)
 const BATCH = 10_000
 const API_KEY = "bench-insight-key-0123456789abcdef0123"
 const DAY = 86_400_000
@@ -193,19 +196,26 @@ const timePage = async (database: SvcOptions["database"], label: string, seed: (
     const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
     for (const [period, from] of [["365 days", TODAY - 364 * DAY], ["30 days", TODAY - 29 * DAY]] as const) {
       const times: Array<number> = []
-      for (let run = 0; run <= 3; run++) {
+      const cpus: Array<number> = []
+      for (let run = 0; run <= RUNS; run++) {
+        const cpu = process.cpuUsage()
         const started = performance.now()
         const response = await fetch(`${server.url}/insight?from=${day(from)}&to=${day(TODAY)}`, {
           headers: { authorization: `Bearer ${API_KEY}` }
         })
         const html = await response.text()
+        const elapsed = performance.now() - started
+        const used = process.cpuUsage(cpu)
         if (response.status !== 200) throw new Error(`insight answered ${response.status}: ${html.slice(0, 200)}`)
-        if (run > 0) times.push(performance.now() - started) // run 0 warms caches
+        if (run > 0) { // run 0 warms caches
+          times.push(elapsed)
+          cpus.push((used.user + used.system) / 1000)
+        }
       }
       console.log(
         `[${label}] GET /insight ${period.padEnd(8)}: median ${median(times).toFixed(0)} ms, min ${
           Math.min(...times).toFixed(0)
-        } ms (${times.map((t) => t.toFixed(0)).join(", ")}; target < 1000 ms)`
+        } ms, CPU median ${median(cpus).toFixed(0)} ms (${times.map((t) => t.toFixed(0)).join(", ")}; target < 1000 ms)`
       )
     }
   } finally {

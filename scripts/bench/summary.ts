@@ -9,6 +9,10 @@
  *   SVC_BENCH_ROWS=200000 npx tsx scripts/bench/summary.ts    (smaller run)
  *   SVC_BENCH_SKIP_PG=1 ...                                    (SQLite only)
  *   SVC_BENCH_KEEP=1 ...                                       (keep the SQLite file to inspect plans)
+ *   SVC_BENCH_RUNS=15 ...                                      (runs per query, default 7)
+ *
+ * Each query's CPU time is printed too (this process's: the server and the client both run here),
+ * to compare builds run one after the other on a busy machine.
  */
 import type { SvcOptions } from "@svc/backend"
 import { startServer } from "@svc/server"
@@ -22,7 +26,7 @@ import { measureSaves } from "./subjects.js"
 
 const ROWS = Number(process.env.SVC_BENCH_ROWS ?? 1_000_000)
 const BATCH = 10_000
-const RUNS = 7
+const RUNS = Number(process.env.SVC_BENCH_RUNS ?? 7)
 const EXPERIMENT = "banner-copy-2026"
 const API_KEY = "bench-key-0123456789abcdef0123-01234"
 const DAY = 86_400_000
@@ -152,6 +156,8 @@ interface Figures {
       readonly name: string
       readonly medianMs: number
       readonly minMs: number
+      /** This process's CPU time per request (server and client both run here), median of the runs, ms. */
+      readonly cpuMs: number
       readonly arms: number
       readonly choices: number
     }
@@ -213,26 +219,33 @@ const timeSummaries = async (
     const timings: Array<Figures["timings"][number]> = []
     for (const { name, query } of QUERIES) {
       const durations: Array<number> = []
+      const cpus: Array<number> = []
       let arms = 0
       let choices = 0
       for (let run = 0; run <= RUNS; run++) {
+        const cpu = process.cpuUsage()
         const started = performance.now()
         const response = await fetch(`${server.url}/experiments/${EXPERIMENT}/summary${query}`, {
           headers: { authorization: `Bearer ${API_KEY}` }
         })
         const body = (await response.json()) as { arms?: ReadonlyArray<{ choices: number }> }
         const elapsed = performance.now() - started
+        const used = process.cpuUsage(cpu)
         if (response.status !== 200) throw new Error(`${label} ${name}: ${response.status} ${JSON.stringify(body)}`)
-        if (run > 0) durations.push(elapsed) // run 0 warms caches
+        if (run > 0) { // run 0 warms caches
+          durations.push(elapsed)
+          cpus.push((used.user + used.system) / 1000)
+        }
         arms = body.arms!.length
         choices = body.arms!.reduce((sum, arm) => sum + arm.choices, 0)
       }
       const medianMs = median(durations)
       const minMs = Math.min(...durations)
-      timings.push({ name, medianMs, minMs, arms, choices })
+      const cpuMs = median(cpus)
+      timings.push({ name, medianMs, minMs, cpuMs, arms, choices })
       console.log(
-        `[${label}] ${name}: median ${medianMs.toFixed(0)} ms, min ${
-          minMs.toFixed(0)
+        `[${label}] ${name}: median ${medianMs.toFixed(0)} ms, min ${minMs.toFixed(0)} ms, CPU ${
+          cpuMs.toFixed(0)
         } ms over ${RUNS} runs (${arms} arms, ${choices.toLocaleString("en")} saves)`
       )
     }

@@ -7,7 +7,7 @@ import { dialects } from "./support/dialects.js"
 import { optionalServers } from "./support/optional-servers.js"
 import { describeWith } from "./support/server-suites.js"
 import { useServer } from "./support/server.js"
-import { useTcpProxy } from "./support/tcp-proxy.js"
+import { useTcpProxy } from "./support/tcp-proxy-suite.js"
 import { eventually } from "./support/webhook-receiver.js"
 
 /*

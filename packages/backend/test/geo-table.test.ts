@@ -4,9 +4,11 @@ import { createRequire } from "node:module"
 import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
+import { Effect, Logger, Metric } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { tableKey } from "../src/geo/address.js"
-import { builtInPath, readMaxMindRecord } from "../src/geo/databases.js"
+import { builtInPath, openBuiltIn, readMaxMindRecord } from "../src/geo/databases.js"
+import { geoReadFailures, reportReadFailures } from "../src/geo/geo-ip.js"
 import { encodeRangeTable, type FamilyRanges, RangeTable } from "../src/geo/range-table.js"
 
 /*
@@ -190,6 +192,33 @@ describe("the table format", () => {
       await rm(dir, { recursive: true, force: true })
     }
   })
+
+  it.effect("answers no location when a lookup cannot read the file, counts every such lookup and logs the first", () =>
+    Effect.gen(function*() {
+      const errors: Array<unknown> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Error") errors.push(message)
+      })
+      const dir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "svc-geo-table-")))
+      yield* Effect.addFinalizer(() => Effect.promise(() => rm(dir, { recursive: true, force: true })))
+      const file = join(dir, "table.bin")
+      yield* Effect.promise(() => writeFile(file, bytes))
+      const onReadError = yield* Effect.provide(reportReadFailures, Logger.replace(Logger.defaultLogger, logger))
+      const table = openBuiltIn(file, onReadError)
+      yield* Effect.addFinalizer(() => Effect.sync(() => table.close()))
+      const before = (yield* Metric.value(geoReadFailures)).count
+      expect(name(table.lookup("8.8.8.8"))).toBe(name(RangeTable.decode(bytes).ipv4(0x08080808)))
+      expect((yield* Metric.value(geoReadFailures)).count).toBe(before)
+      // The file cut short under the open table (the index stays in memory): the ranges' reads fail.
+      yield* Effect.promise(() => truncate(file, 200))
+      expect(table.lookup("8.8.8.8")).toBeNull()
+      expect(table.lookup("2a00:1450:4001::1")).toBeNull()
+      expect(table.lookup("not an address")).toBeNull()
+      yield* Effect.yieldNow()
+      expect((yield* Metric.value(geoReadFailures)).count - before).toBe(2)
+      expect(errors).toHaveLength(1)
+      expect(String(errors[0])).toMatch(/IP location table could not be read/)
+    }).pipe(Effect.scoped))
 
   it("refuses a truncated file and a file of another format", async () => {
     const dir = await mkdtemp(join(tmpdir(), "svc-geo-table-"))

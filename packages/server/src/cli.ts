@@ -45,6 +45,8 @@ Environment (each option variable also as NAME_FILE, a file holding the value):
                        postgres://, mysql://, else a SQLite file path)
   SVC_DATABASE_READ_URL database.readUrl: a PostgreSQL or MySQL standby that exports, the
                        insight page and experiment summaries read from (they may lag)
+  SVC_DATABASE_MAX_CONNECTIONS database.maxConnections: the most connections each PostgreSQL
+                       or MySQL pool holds (10 by default)
   SVC_API_KEYS         apiKeys, separated by commas or white space
   SVC_SNAPSHOT_KEY     policySnapshot.signingKey      SVC_IDENTITY_KEY  identityToken.signingKey
   SVC_LOG_KEY          transparencyLog.signingKey     SVC_TRUSTED_ORIGINS  trustedOrigins (a list)

@@ -13,6 +13,7 @@ type Env = Readonly<Record<string, string | undefined>>
 const variables = [
   ["SVC_DATABASE_URL", "database.url"],
   ["SVC_DATABASE_READ_URL", "database.readUrl"],
+  ["SVC_DATABASE_MAX_CONNECTIONS", "database.maxConnections"],
   ["SVC_API_KEYS", "apiKeys"],
   ["SVC_SNAPSHOT_KEY", "policySnapshot.signingKey"],
   ["SVC_IDENTITY_KEY", "identityToken.signingKey"],
@@ -106,6 +107,26 @@ const withReadUrl = (options: SvcOptions, readUrl: string | undefined): SvcOptio
   return { ...options, database: { ...database, readUrl } }
 }
 
+/**
+ * `database.maxConnections` set to `value`, a positive integer in decimal digits. It is checked
+ * with the other options (`resolveOptions`: SQLite refuses one); beside a `layer` the pool is sized
+ * where the layer is made, so the variable cannot apply.
+ */
+const withMaxConnections = (options: SvcOptions, value: string | undefined): SvcOptions => {
+  const database = options.database
+  if (value === undefined || typeof database !== "object" || database === null) return options
+  const maxConnections = Number(value)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(maxConnections) || maxConnections < 1) {
+    return fail("SVC_DATABASE_MAX_CONNECTIONS: must be a positive integer (the most connections each pool holds)")
+  }
+  if ("layer" in database) {
+    return fail(
+      "SVC_DATABASE_MAX_CONNECTIONS: the config file's database is a layer; size its pool where the layer is made"
+    )
+  }
+  return { ...options, database: { ...database, maxConnections } }
+}
+
 /** The options the variables replace in `options`; the other options stay as they are. */
 const applyVariables = (options: SvcOptions, values: Environment["values"]): SvcOptions => {
   const {
@@ -116,7 +137,10 @@ const applyVariables = (options: SvcOptions, values: Environment["values"]): Svc
     SVC_TRUSTED_ORIGINS: origins
   } = values
   return {
-    ...withReadUrl(withDatabaseUrl(options, values.SVC_DATABASE_URL), values.SVC_DATABASE_READ_URL),
+    ...withMaxConnections(
+      withReadUrl(withDatabaseUrl(options, values.SVC_DATABASE_URL), values.SVC_DATABASE_READ_URL),
+      values.SVC_DATABASE_MAX_CONNECTIONS
+    ),
     ...(apiKeys === undefined ? {} : { apiKeys: list("SVC_API_KEYS", apiKeys) }),
     ...(origins === undefined ? {} : { trustedOrigins: list("SVC_TRUSTED_ORIGINS", origins) }),
     ...(snapshotKey === undefined ? {} : { policySnapshot: { ...options.policySnapshot, signingKey: snapshotKey } }),

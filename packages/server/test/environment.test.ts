@@ -1,4 +1,5 @@
 import type { SqlDialect } from "@svc/backend"
+import mysql from "mysql2/promise"
 import pg from "pg"
 import { randomBytes } from "node:crypto"
 import { existsSync, writeFileSync } from "node:fs"
@@ -157,6 +158,85 @@ describe("SVC_DATABASE_READ_URL: the read side of database.readUrl, without a co
   })
 })
 
+/** Counts the connections open to the database `url` names (its own included are not: it uses another database). */
+const connectionCounter = async (dialect: SqlDialect, url: string) => {
+  const name = new URL(url).pathname.slice(1)
+  if (dialect === "postgres") {
+    const admin = new pg.Client({ connectionString: optionalServers.postgres.url })
+    await admin.connect()
+    return {
+      count: async () =>
+        Number((await admin.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1", [name])).rows[0].n),
+      close: () => admin.end()
+    }
+  }
+  const admin = await mysql.createConnection(optionalServers.mysql.url!)
+  return {
+    count: async () => {
+      const [rows] = await admin.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = ?", [name])
+      return Number((rows as Array<{ n: number }>)[0]!.n)
+    },
+    close: () => admin.end()
+  }
+}
+
+/** The most connections `count` saw while `work` ran (sampled every 10 ms). */
+const peakWhile = async (count: () => Promise<number>, work: () => Promise<void>) => {
+  let peak = 0
+  let sampling = true
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, await count())
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  })()
+  try {
+    await work()
+  } finally {
+    sampling = false
+    await sampler
+  }
+  return peak
+}
+
+describe("SVC_DATABASE_MAX_CONNECTIONS: database.maxConnections, without a config file", () => {
+  if (serverDialects.length === 0) {
+    skippedWithout("sizes svc's pool", databaseServers)
+  }
+  describe.each(serverDialects)("[%s]", (dialect) => {
+    it("caps the connections svc holds to the database under many concurrent saves", async () => {
+      const database = await databaseUrl(dialect)
+      const admin = { authorization: `Bearer ${KEY_A}` }
+      const saves = (url: string) => async () => {
+        const answers = await Promise.all(
+          Array.from({ length: 60 }, () => postCookieSave(url, { subjectId: newSubjectId() }, admin))
+        )
+        expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200))
+      }
+      const counter = await connectionCounter(dialect, database.url)
+      try {
+        // Connections svc does not hold (the test's own to a fresh MySQL database).
+        const others = await counter.count()
+        const env = { SVC_DATABASE_URL: database.url, SVC_API_KEYS: KEY_A, SVC_SNAPSHOT_KEY: SNAPSHOT_KEY }
+        const capped = await serve(tempDir(), [], { ...env, SVC_DATABASE_MAX_CONNECTIONS: "2" })
+        expect(capped.output()).toContain(
+          "options from SVC_DATABASE_URL, SVC_DATABASE_MAX_CONNECTIONS, SVC_API_KEYS, SVC_SNAPSHOT_KEY"
+        )
+        const few = await peakWhile(counter.count, saves(capped.url))
+        killChildren()
+        // The same load with a larger pool opens more: the cap above is the variable's doing.
+        const wide = await serve(tempDir(), [], { ...env, SVC_DATABASE_MAX_CONNECTIONS: "8" })
+        const many = await peakWhile(counter.count, saves(wide.url))
+        expect(few - others).toBeLessThanOrEqual(2)
+        expect(many - others).toBeGreaterThan(2)
+      } finally {
+        await counter.close()
+        await database.drop()
+      }
+    })
+  })
+})
+
 describe("svc serve with a config file and the environment", () => {
   it("SVC_CONFIG names the file; a variable replaces the option it sets, the others stay", async () => {
     const cwd = tempDir()
@@ -239,6 +319,25 @@ describe("bad values in the environment", () => {
     expect(stderr).toContain("(set by SVC_DATABASE_READ_URL)")
     expect(stderr).not.toContain("(set by SVC_DATABASE_URL)")
     expect(stderr).not.toContain("pa55word")
+  })
+
+  it("a pool size that is not a positive integer, or beside SQLite, is refused, named by its variable", async () => {
+    for (const value of ["0", "2.5", "1e3"]) {
+      const stderr = await fails({
+        SVC_DATABASE_URL: "postgres://app@db.invalid/svc",
+        SVC_DATABASE_MAX_CONNECTIONS: value
+      })
+      expect(stderr, value).toContain(
+        "SVC_DATABASE_MAX_CONNECTIONS: must be a positive integer (the most connections each pool holds)"
+      )
+    }
+    expect(await fails({ SVC_DATABASE_MAX_CONNECTIONS: "4" })).toContain(
+      "database.maxConnections: SQLite has one connection, shared by group commit; remove maxConnections (or use " +
+        "postgres or mysql) (set by SVC_DATABASE_MAX_CONNECTIONS)"
+    )
+    const cwd = tempDir()
+    writeFileSync(join(cwd, "svc.config.json"), JSON.stringify({ database: { dialect: "sqlite", url: ":memory:" } }))
+    expect(await fails({ SVC_DATABASE_MAX_CONNECTIONS: "4" }, cwd)).toContain("(set by SVC_DATABASE_MAX_CONNECTIONS)")
   })
 
   it("NAME and NAME_FILE both set, a missing or empty file, a list with nothing in it", async () => {

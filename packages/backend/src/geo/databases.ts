@@ -24,9 +24,14 @@ export const builtInPath = (): string => createRequire(import.meta.url).resolve(
 /**
  * The built-in DB-IP Lite table (country and first-level subdivision per range), opened from its
  * file: the process holds its index, and each lookup reads the few ranges it needs (see
- * range-table.ts). `close` closes the file.
+ * range-table.ts). A lookup whose read fails (an I/O error, a file cut short under the server)
+ * answers no location, as for an unknown address, and hands the error to `onReadError`, so that it
+ * is seen. `close` closes the file.
  */
-export const openBuiltIn = (path: string): LoadedDatabase & { readonly close: () => void } => {
+export const openBuiltIn = (
+  path: string,
+  onReadError: (error: unknown) => void
+): LoadedDatabase & { readonly close: () => void } => {
   const table = RangeTable.open(path)
   return {
     kind: "built-in",
@@ -36,8 +41,9 @@ export const openBuiltIn = (path: string): LoadedDatabase & { readonly close: ()
       if (key === null) return null
       try {
         return key.family === 4 ? table.ipv4(key.address) : table.ipv6(key.high, key.low)
-      } catch {
-        return null // the file could not be read (an I/O error): no location, as for an unknown address
+      } catch (error) {
+        onReadError(error)
+        return null
       }
     },
     close: () => table.close()

@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Schedule } from "effect"
+import { Clock, Duration, Effect, Metric, Runtime, Schedule } from "effect"
 import { stat } from "node:fs/promises"
 import { SvcConfig } from "../config/resolved.js"
 import { builtInPath, type IpLocation, type LoadedDatabase, loadMaxMindFile, openBuiltIn } from "./databases.js"
@@ -14,6 +14,37 @@ export interface GeoDatabaseInfo {
   readonly kind: "built-in" | "file"
   readonly buildDate: Date
 }
+
+/** Lookups that could not read the built-in table's file; each answered no location. */
+export const geoReadFailures = Metric.counter("svc_geo_read_failures_total", {
+  description:
+    "IP location lookups that could not read the built-in table's file (I/O errors); each answered no location",
+  incremental: true
+})
+
+/**
+ * What a lookup that cannot read the built-in table's file does besides answering no location (the
+ * request goes on, the visitor unlocated): counts it in `svc_geo_read_failures_total`, and logs the
+ * first one as an error. A broken file fails every lookup after it: one line says what broke, the
+ * counter how often.
+ */
+export const reportReadFailures: Effect.Effect<(error: unknown) => void> = Effect.map(
+  Effect.runtime<never>(),
+  (runtime) => {
+    const runFork = Runtime.runFork(runtime)
+    let logged = false
+    return (error) => {
+      geoReadFailures.unsafeUpdate(1, [])
+      if (logged) return
+      logged = true
+      runFork(
+        Effect.logError(
+          "The built-in IP location table could not be read: visitors are not located by IP (svc_geo_read_failures_total counts the lookups); replace the package's geo data and restart"
+        ).pipe(Effect.annotateLogs("error", error instanceof Error ? error.message : String(error)))
+      )
+    }
+  }
+)
 
 const fileVersion = (path: string) =>
   Effect.map(Effect.tryPromise(() => stat(path)), (s) => `${s.ino}:${s.size}:${s.mtimeMs}`)
@@ -35,8 +66,9 @@ export class GeoIp extends Effect.Service<GeoIp>()("@svc/backend/GeoIp", {
 
     if (setting._tag === "BuiltIn") {
       // Open for the scope's life: lookups read the table's file (closed when the scope closes).
+      const onReadError = yield* reportReadFailures
       current = yield* Effect.acquireRelease(
-        Effect.try(() => openBuiltIn(builtInPath())),
+        Effect.try(() => openBuiltIn(builtInPath(), onReadError)),
         (table) => Effect.sync(() => table.close())
       ).pipe(
         Effect.tapError((error) =>

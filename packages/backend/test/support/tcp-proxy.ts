@@ -1,10 +1,10 @@
 import { type AddressInfo, createServer, connect, type Server, type Socket } from "node:net"
-import { afterAll, beforeAll } from "vitest"
 
 /**
  * A TCP proxy on a fixed local port in front of `target` (host:port) that can be stopped and
  * started again: the service behind it looks down, then back, to whoever connects through it; or
- * frozen, when it looks hung (connections open, nothing answered).
+ * frozen, when it looks hung (connections open, nothing answered). No vitest here: the event drill
+ * (`npm run bench -- events`) runs it outside the test runner; `useTcpProxy` is in tcp-proxy-suite.ts.
  */
 export const startTcpProxy = async (target: { readonly host: string; readonly port: number }) => {
   const sockets = new Set<Socket>()
@@ -66,29 +66,3 @@ export const startTcpProxy = async (target: { readonly host: string; readonly po
 }
 
 export type TcpProxy = Awaited<ReturnType<typeof startTcpProxy>>
-
-/**
- * `startTcpProxy` for the enclosing `describe` block: started before its tests (vitest
- * `beforeAll`), so nothing listens unless the suite runs, and stopped after them.
- */
-export const useTcpProxy = (target: { readonly host: string; readonly port: number }): TcpProxy => {
-  let proxy: TcpProxy | undefined
-  beforeAll(async () => {
-    proxy = await startTcpProxy(target)
-  })
-  afterAll(async () => {
-    await proxy?.stop()
-  })
-  const started = () => {
-    if (proxy === undefined) throw new Error("proxy not started")
-    return proxy
-  }
-  return {
-    port: () => started().port(),
-    url: () => started().url(),
-    stop: () => started().stop(),
-    start: () => started().start(),
-    freeze: () => started().freeze(),
-    thaw: () => started().thaw()
-  }
-}
