@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Data, Effect, Schema } from "effect"
 import { Millis } from "../database/columns.js"
 import { changedRows } from "../database/database-error.js"
 import { findAll } from "../database/rows.js"
@@ -7,6 +7,17 @@ import { powerOfTwoRuns } from "../database/statement-runs.js"
 import { tenantColumnBesideIds } from "../database/tenant-column.js"
 import { LEAF_COLUMN_LIST, LeafColumns } from "./leaf.js"
 import type { NodeKey } from "./tree.js"
+
+/**
+ * Some of a batch's acts were no longer where the sequencer read them when it set their indices
+ * (an act at an odd date moved into its month's new partition, or a month dropped meanwhile): the
+ * batch's transaction is undone rather than commit leaves whose rows do not claim them, and the
+ * next round reads the acts again.
+ */
+export class ActsMovedWhileSequenced extends Data.TaggedError("ActsMovedWhileSequenced")<{
+  readonly expected: number
+  readonly updated: number
+}> {}
 
 /** A leaf as stored: its index, act and hash (hex). */
 export const LeafRow = Schema.Struct({ leaf_index: Millis, consent_id: Schema.String, leaf_hash: Schema.String })
@@ -160,13 +171,20 @@ export class LogRepo extends Effect.Service<LogRepo>()("@svc/backend/LogRepo", {
         }
         // Each act's index, up to 64 acts a statement (one CASE over their ids) rather than one
         // statement per act. A bound THEN is cast: PostgreSQL would type it as text.
+        let updated = 0
         for (const run of powerOfTwoRuns(input.leaves, 64)) {
           const indices = sql.join(" ", false)(
             run.map((leaf) => sql`WHEN ${leaf.consentId} THEN CAST(${leaf.index} AS ${integer})`)
           )
-          yield* sql`UPDATE svc_consents SET log_index = CASE id ${indices} END
+          const raw = yield* sql`UPDATE svc_consents SET log_index = CASE id ${indices} END
             WHERE ${tenantColumnBesideIds(sql, "tenant_id")} = ${input.tenantId}
-            AND id IN ${sql.in(run.map((leaf) => leaf.consentId))}`
+            AND id IN ${sql.in(run.map((leaf) => leaf.consentId))}`.raw
+          updated += changedRows(raw)
+        }
+        // A row moved or deleted since it was read (PostgreSQL's UPDATE skips a row a committed
+        // DELETE took from under it) would leave its leaf unclaimed and the act to be sequenced again.
+        if (updated !== input.leaves.length) {
+          return yield* Effect.fail(new ActsMovedWhileSequenced({ expected: input.leaves.length, updated }))
         }
         return true
       })

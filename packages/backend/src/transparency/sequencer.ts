@@ -58,7 +58,10 @@ export class LogSequencer extends Effect.Service<LogSequencer>()("@svc/backend/L
       return TreeBuilder.resume(size, edge)
     })
 
-    /** Appends one batch of pending acts; returns how many, or `undefined` when the lease was lost. */
+    /**
+     * Appends one batch of pending acts; returns how many (none when some moved meanwhile: the
+     * round ends and the next reads them again), or `undefined` when the lease was lost.
+     */
     const appendBatch = Effect.gen(function*() {
       const rows = yield* repo.pending(tenantId, BATCH)
       if (rows.length === 0) return 0
@@ -72,9 +75,17 @@ export class LogSequencer extends Effect.Service<LogSequencer>()("@svc/backend/L
         for (const [level, index, node] of tree.push(hash)) nodes.push({ level, index, hash: node })
       }
       const moved = yield* sql.withTransaction(repo.append({ tenantId, owner, from, leaves, nodes })).pipe(
-        retryDeadlocks
+        retryDeadlocks,
+        Effect.catchTag(
+          "ActsMovedWhileSequenced",
+          (moved) =>
+            Effect.logWarning("transparency log: acts moved while sequenced; the batch waits for the next round").pipe(
+              Effect.annotateLogs({ expected: moved.expected, updated: moved.updated }),
+              Effect.as("again" as const)
+            )
+        )
       )
-      return moved ? rows.length : undefined
+      return moved === "again" ? 0 : moved ? rows.length : undefined
     })
 
     /** Signs a checkpoint of the stored tree unless the latest one has its size. */
