@@ -1,8 +1,9 @@
-import { SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { type SqlError, SqlSchema } from "@effect/sql"
+import { Effect, type ParseResult, Schema } from "effect"
+import { compileDecoder } from "../codec/compiled.js"
 import { ReadSqlClient } from "../database/read-client.js"
 import { SqlNumber } from "../database/columns.js"
-import { findAll } from "../database/rows.js"
+import { decodedNow } from "../database/rows.js"
 
 /** One insight query: a tenant (`''` in single-tenant scope), a half-open period and maybe a domain. */
 export const InsightScope = Schema.Struct({
@@ -14,20 +15,29 @@ export const InsightScope = Schema.Struct({
 export type InsightScope = typeof InsightScope.Type
 
 /**
- * One cell of the insight aggregate: the period's decisions of one UTC day, action, rule,
- * experiment and visitor country (`null` where none was recorded), and how many carried a GPC
- * proof. The page sums its totals per day, rule, experiment and country from these (cells.ts).
+ * Receives one cell of the insight aggregate: the period's decisions of one UTC day (whole days
+ * since the epoch), action, rule, experiment and visitor country (`null` where none was recorded),
+ * and how many carried a GPC proof. The page sums its totals per day, rule, experiment and country
+ * from these (cells.ts).
  */
-const CellRow = Schema.Struct({
-  day: SqlNumber,
-  action: Schema.NullOr(Schema.String),
-  policyId: Schema.NullOr(Schema.String),
-  experimentId: Schema.NullOr(Schema.String),
-  country: Schema.NullOr(Schema.String),
-  decisions: SqlNumber,
-  withGpc: SqlNumber
-})
-export type CellRow = typeof CellRow.Type
+export type CellVisitor = (
+  day: number,
+  action: string | null,
+  policyId: string | null,
+  experimentId: string | null,
+  country: string | null,
+  decisions: number,
+  withGpc: number
+) => void
+
+// A cell's values are decoded as `SqlNumber` and `Schema.NullOr(Schema.String)` decode them, with
+// the common case (a number, a string or NULL, as the drivers return them) tested first: a period
+// can hold as many cells as rows (ADR 0096), so no object is made per cell.
+const decodeSqlNumber = compileDecoder(SqlNumber)
+const decodeNullableString = compileDecoder(Schema.NullOr(Schema.String))
+const sqlNumber = (value: unknown): number => typeof value === "number" ? value : decodeSqlNumber(value)
+const nullableString = (value: unknown): string | null =>
+  typeof value === "string" || value === null ? value : decodeNullableString(value)
 
 const ReleaseRow = Schema.Struct({
   type: Schema.String,
@@ -70,16 +80,33 @@ export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/Ins
         ...(scope.domain === null ? [] : [sql`domain = ${scope.domain}`])
       ])
 
-    const cells = findAll({
-      Request: InsightScope,
-      Result: CellRow,
-      execute: (scope) =>
-        sql`SELECT ${day} AS day, action, policy_id AS ${sql("policyId")}, experiment_id AS ${
-          sql("experimentId")
-        }, country, COUNT(*) AS decisions, SUM(CASE WHEN gpc IS NULL THEN 0 ELSE 1 END) AS ${sql("withGpc")}
+    /**
+     * The period's cells, each given to `visit` in the order the statement returns them. Read as
+     * arrays of column values (`.values`), which the drivers make at about half the cost of objects.
+     */
+    const cells = (
+      scope: InsightScope,
+      visit: CellVisitor
+    ): Effect.Effect<void, SqlError.SqlError | ParseResult.ParseError> =>
+      Effect.flatMap(
+        sql`SELECT ${day}, action, policy_id, experiment_id, country, COUNT(*), COUNT(gpc)
           FROM svc_consents WHERE ${where(scope)}
-          GROUP BY ${day}, action, policy_id, experiment_id, country`
-    })
+          GROUP BY ${day}, action, policy_id, experiment_id, country`.values,
+        (rows) =>
+          decodedNow(() => {
+            for (const row of rows) {
+              visit(
+                sqlNumber(row[0]),
+                nullableString(row[1]),
+                nullableString(row[2]),
+                nullableString(row[3]),
+                nullableString(row[4]),
+                sqlNumber(row[5]),
+                sqlNumber(row[6])
+              )
+            }
+          })
+      )
 
     /** The latest legal-document publishes of the tenant (index `(tenant_id, type, created_at)`). */
     const latestReleases = SqlSchema.findAll({
