@@ -46,19 +46,23 @@ export const cellSums = (
     if (entry === undefined) totals.set(key, entry = { decisions: 0, acceptAll: 0 })
     return entry
   }
-  const add: CellVisitor = (day, action, policyId, experimentId, country, decisions, withGpc) => {
-    const acceptAll = action === "accept_all" ? decisions : 0
-    gpc.decisions += decisions
-    gpc.withGpc += withGpc
-    const counts = byDay[day - firstDay]
-    if (counts !== undefined) counts[isAction(action) ? action : "unknown"] += decisions
-    const rule = sumsOf(rules, policyId ?? "(no rule recorded)")
-    rule.decisions += decisions
-    rule.acceptAll += acceptAll
-    const place = sumsOf(countries, country)
-    place.decisions += decisions
-    place.acceptAll += acceptAll
-    if (experimentId !== null) experiments.set(experimentId, (experiments.get(experimentId) ?? 0) + decisions)
+  const add: CellVisitor = {
+    day: (day, action, decisions) => {
+      const counts = byDay[day - firstDay]
+      if (counts !== undefined) counts[isAction(action) ? action : "unknown"] += decisions
+    },
+    group: (action, policyId, experimentId, country, decisions, withGpc) => {
+      const acceptAll = action === "accept_all" ? decisions : 0
+      gpc.decisions += decisions
+      gpc.withGpc += withGpc
+      const rule = sumsOf(rules, policyId ?? "(no rule recorded)")
+      rule.decisions += decisions
+      rule.acceptAll += acceptAll
+      const place = sumsOf(countries, country)
+      place.decisions += decisions
+      place.acceptAll += acceptAll
+      if (experimentId !== null) experiments.set(experimentId, (experiments.get(experimentId) ?? 0) + decisions)
+    }
   }
   const totals = (): CellTotals => {
     const known = [...countries].flatMap(([country, totals]) => country === null ? [] : [{ country, ...totals }])

@@ -15,20 +15,22 @@ export const InsightScope = Schema.Struct({
 export type InsightScope = typeof InsightScope.Type
 
 /**
- * Receives one cell of the insight aggregate: the period's decisions of one UTC day (whole days
- * since the epoch), action, rule, experiment and visitor country (`null` where none was recorded),
- * and how many carried a GPC proof. The page sums its totals per day, rule, experiment and country
- * from these (cells.ts).
+ * Receives the insight aggregate's two groupings of a period's decisions: `day`, those of one UTC
+ * day (whole days since the epoch) and action; `group`, those of one action, rule, experiment and
+ * visitor country (`null` where none was recorded), and how many carried a GPC proof. The page
+ * sums its totals per day, rule, experiment and country from these (cells.ts).
  */
-export type CellVisitor = (
-  day: number,
-  action: string | null,
-  policyId: string | null,
-  experimentId: string | null,
-  country: string | null,
-  decisions: number,
-  withGpc: number
-) => void
+export interface CellVisitor {
+  readonly day: (day: number, action: string | null, decisions: number) => void
+  readonly group: (
+    action: string | null,
+    policyId: string | null,
+    experimentId: string | null,
+    country: string | null,
+    decisions: number,
+    withGpc: number
+  ) => void
+}
 
 // A cell's values are decoded as `SqlNumber` and `Schema.NullOr(Schema.String)` decode them, with
 // the common case (a number, a string or NULL, as the drivers return them) tested first: a period
@@ -80,30 +82,53 @@ export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/Ins
         ...(scope.domain === null ? [] : [sql`domain = ${scope.domain}`])
       ])
 
+    // The second grouping's keys are NULL in the first's rows, the first's in the second's.
+    const ofGroup = (k: 1 | 2, column: string) => sql.literal(`CASE WHEN g.k = ${k} THEN c.${column} END`)
+    const groupKeys = sql.csv([
+      ofGroup(1, "day"),
+      sql.literal("c.action"),
+      ofGroup(2, "policy_id"),
+      ofGroup(2, "experiment_id"),
+      ofGroup(2, "country")
+    ])
+
     /**
-     * The period's cells, each given to `visit` in the order the statement returns them. Read as
-     * arrays of column values (`.values`), which the drivers make at about half the cost of objects.
+     * The period's decisions grouped twice in one statement, given to `visit` as they come: per
+     * day and action, and per action, rule, experiment and country. The period's rows are read
+     * once into cells (day, action, rule, experiment, country: in index order, no sort), and the
+     * cells, a derived table referenced once (so no dialect reads the period twice; MariaDB
+     * computes a `WITH` once per reference, ADR 0096), are joined with a two-row table and summed
+     * per grouping. A sparse period has about as many cells as rows; the groupings stay a few per
+     * day. Read as arrays of column values (`.values`), no object per row.
      */
     const cells = (
       scope: InsightScope,
       visit: CellVisitor
     ): Effect.Effect<void, SqlError.SqlError | ParseResult.ParseError> =>
       Effect.flatMap(
-        sql`SELECT ${day}, action, policy_id, experiment_id, country, COUNT(*), COUNT(gpc)
-          FROM svc_consents WHERE ${where(scope)}
-          GROUP BY ${day}, action, policy_id, experiment_id, country`.values,
+        sql`SELECT g.k, ${groupKeys}, SUM(c.decisions), SUM(c.with_gpc)
+          FROM (
+            SELECT ${day} AS day, action, policy_id, experiment_id, country, COUNT(*) AS decisions,
+              COUNT(gpc) AS with_gpc
+            FROM svc_consents WHERE ${where(scope)}
+            GROUP BY ${day}, action, policy_id, experiment_id, country
+          ) c
+          CROSS JOIN (SELECT 1 AS k UNION ALL SELECT 2 AS k) g
+          GROUP BY g.k, ${groupKeys}`.values,
         (rows) =>
           decodedNow(() => {
             for (const row of rows) {
-              visit(
-                sqlNumber(row[0]),
-                nullableString(row[1]),
-                nullableString(row[2]),
-                nullableString(row[3]),
-                nullableString(row[4]),
-                sqlNumber(row[5]),
-                sqlNumber(row[6])
-              )
+              if (sqlNumber(row[0]) === 1) visit.day(sqlNumber(row[1]), nullableString(row[2]), sqlNumber(row[6]))
+              else {
+                visit.group(
+                  nullableString(row[2]),
+                  nullableString(row[3]),
+                  nullableString(row[4]),
+                  nullableString(row[5]),
+                  sqlNumber(row[6]),
+                  sqlNumber(row[7])
+                )
+              }
             }
           })
       )
