@@ -4,7 +4,7 @@ import type { CellVisitor } from "./repository.js"
 const DAY_MS = 86_400_000
 const TOP_EXPERIMENTS = 5
 
-/** The page's totals of a period, summed from its cells. */
+/** The page's totals of a period, summed from its cells' two groupings. */
 export interface CellTotals {
   /** Every UTC day of the period (whole days since the epoch), zeros included, in order. */
   readonly days: ReadonlyArray<{ readonly day: number; readonly counts: Readonly<Record<Action, number>> }>
@@ -24,11 +24,11 @@ interface Sums {
 }
 
 /**
- * Sums a period's cells (`InsightRepo.cells`, half-open `[fromMs, toMs)` in whole UTC days) into what
- * the page shows: decisions per day and action, per rule (and how many accepted all), per country
- * (the top ones, then the rest as `other` and those with none as `unknown`), the GPC share and the
- * experiments to summarize. `add` takes each cell as the repository reads it, without an object per
- * cell (a sparse period has about as many cells as rows); `totals` is what they sum to.
+ * Sums a period's groupings (`InsightRepo.cells`, half-open `[fromMs, toMs)` in whole UTC days) into
+ * what the page shows: decisions per day and action, per rule (and how many accepted all), per
+ * country (the top ones, then the rest as `other` and those with none as `unknown`), the GPC share
+ * and the experiments to summarize. `add` takes each row as the repository reads it, without an
+ * object per row; `totals` is what they sum to.
  */
 export const cellSums = (
   fromMs: number,

@@ -56,9 +56,9 @@ const DAY_MS = 86_400_000
  * PostgreSQL a range of the `svc_consents_insight` index (migration 21: tenant, UTC day, action,
  * rule, experiment, country, then the filtered and counted columns), grouped into cells in index
  * order without sorting or reading a table row; on MySQL, which has no such index, one read of the
- * period's rows. The cells are few next to the rows (a day's decisions of one action, rule,
- * experiment and country); the page sums them per day, rule, experiment and country. The period
- * bounds the index range, so the cost follows the period's rows, never the table's.
+ * period's rows. The same statement sums the cells per day and action and per action, rule,
+ * experiment and country, so svc reads a few rows a day however sparse the cells (ADR 0096). The
+ * period bounds the index range, so the cost follows the period's rows, never the table's.
  */
 export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/InsightRepo", {
   effect: Effect.gen(function*() {
