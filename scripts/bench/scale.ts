@@ -396,7 +396,7 @@ export const run = async (): Promise<void> => {
       "GET /insight",
       await plansOf(
         schema,
-        Effect.flatMap(InsightRepo, (repo) => repo.cells(scope))
+        Effect.flatMap(InsightRepo, (repo) => repo.cells(scope, { day: () => {}, group: () => {} }))
       )
     )
   } finally {

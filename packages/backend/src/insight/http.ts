@@ -8,7 +8,7 @@ import { bearerToken } from "../http/bearer.js"
 import { errorResponse } from "../http/error-response.js"
 import { ipLimit } from "../http/rate-limit.js"
 import { RateLimits } from "../limits/rate-limits.js"
-import { sumCells } from "./cells.js"
+import { cellSums } from "./cells.js"
 import { type InsightData, renderInsight, renderLogin } from "./page.js"
 import { InsightRepo } from "./repository.js"
 import { makeInsightSessions } from "./session.js"
@@ -67,10 +67,11 @@ export const InsightRoutesLive = Layer.unwrapEffect(
     const load = (fromMs: number, toMs: number, domain: string | null) =>
       Effect.gen(function*() {
         const scope = { tenantId: config.tenantId ?? "", fromMs, toMs, domain }
-        const [cells, releaseRows] = yield* orDatabaseError(
-          Effect.all([repo.cells(scope), repo.latestReleases(scope.tenantId)])
+        const sums = cellSums(fromMs, toMs)
+        const [, releaseRows] = yield* orDatabaseError(
+          Effect.all([repo.cells(scope, sums.add), repo.latestReleases(scope.tenantId)])
         )
-        const totals = sumCells(cells, fromMs, toMs)
+        const totals = sums.totals()
         // The experiments with the most decisions in the period, then the summary service (the same
         // numbers as GET /experiments/:id/summary) for each.
         const experiments = yield* Effect.forEach(totals.experiments, (id) =>
