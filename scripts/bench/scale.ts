@@ -31,6 +31,7 @@ import { ConsentsRepo } from "../../packages/backend/src/consents/repository.js"
 import { monthName, monthStart } from "../../packages/backend/src/database/consent-months.js"
 import { ReadSqlClient } from "../../packages/backend/src/database/read-client.js"
 import { InsightRepo } from "../../packages/backend/src/insight/repository.js"
+import { periodTotals } from "../../packages/backend/src/insight/totals.js"
 import { PeriodRecordsRepo } from "../../packages/backend/src/records/period-repository.js"
 import { backendsCpu, cpuBetween, MANIFEST, walNow, walSince, withApplicationName } from "./pg-costs.js"
 import {
@@ -396,7 +397,7 @@ export const run = async (): Promise<void> => {
       "GET /insight",
       await plansOf(
         schema,
-        Effect.flatMap(InsightRepo, (repo) => repo.cells(scope, { day: () => {}, group: () => {} }))
+        Effect.flatMap(InsightRepo, (repo) => repo.totals(scope, periodTotals(scope.fromMs, scope.toMs).add))
       )
     )
   } finally {

@@ -8,10 +8,10 @@ import { bearerToken } from "../http/bearer.js"
 import { errorResponse } from "../http/error-response.js"
 import { ipLimit } from "../http/rate-limit.js"
 import { RateLimits } from "../limits/rate-limits.js"
-import { cellSums } from "./cells.js"
 import { type InsightData, renderInsight, renderLogin } from "./page.js"
 import { InsightRepo } from "./repository.js"
 import { makeInsightSessions } from "./session.js"
+import { periodTotals } from "./totals.js"
 
 const DAY_MS = 86_400_000
 const MAX_DAYS = 731 // two years, a leap day included
@@ -67,9 +67,9 @@ export const InsightRoutesLive = Layer.unwrapEffect(
     const load = (fromMs: number, toMs: number, domain: string | null) =>
       Effect.gen(function*() {
         const scope = { tenantId: config.tenantId ?? "", fromMs, toMs, domain }
-        const sums = cellSums(fromMs, toMs)
+        const sums = periodTotals(fromMs, toMs)
         const [, releaseRows] = yield* orDatabaseError(
-          Effect.all([repo.cells(scope, sums.add), repo.latestReleases(scope.tenantId)])
+          Effect.all([repo.totals(scope, sums.add), repo.latestReleases(scope.tenantId)])
         )
         const totals = sums.totals()
         // The experiments with the most decisions in the period, then the summary service (the same

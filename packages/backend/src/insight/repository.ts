@@ -15,31 +15,29 @@ export const InsightScope = Schema.Struct({
 export type InsightScope = typeof InsightScope.Type
 
 /**
- * Receives the insight aggregate's two groupings of a period's decisions: `day`, those of one UTC
- * day (whole days since the epoch) and action; `group`, those of one action, rule, experiment and
- * visitor country (`null` where none was recorded), and how many carried a GPC proof. The page
- * sums its totals per day, rule, experiment and country from these (cells.ts).
+ * Receives a period's totals as the insight statement returns them, one call per row: decisions per
+ * UTC day (whole days since the epoch) and action, per rule (and how many accepted all), per visitor
+ * country (`null` where none was recorded), per experiment, and the period's decisions with how many
+ * carried a GPC proof. The page's sums are built from these (totals.ts).
  */
-export interface CellVisitor {
+export interface TotalsVisitor {
   readonly day: (day: number, action: string | null, decisions: number) => void
-  readonly group: (
-    action: string | null,
-    policyId: string | null,
-    experimentId: string | null,
-    country: string | null,
-    decisions: number,
-    withGpc: number
-  ) => void
+  readonly rule: (policyId: string | null, decisions: number, acceptAll: number) => void
+  readonly country: (country: string | null, decisions: number, acceptAll: number) => void
+  readonly experiment: (experimentId: string, decisions: number) => void
+  readonly gpc: (decisions: number, withGpc: number) => void
 }
 
-// A cell's values are decoded as `SqlNumber` and `Schema.NullOr(Schema.String)` decode them, with
-// the common case (a number, a string or NULL, as the drivers return them) tested first: a period
-// can hold as many cells as rows (ADR 0096), so no object is made per cell.
+// A row's values are decoded as `SqlNumber` and `Schema.NullOr(Schema.String)` decode them, with
+// the common case (a number, a string or NULL, as the drivers return them) tested first, and read
+// by position (`.values`): no object per row.
 const decodeSqlNumber = compileDecoder(SqlNumber)
 const decodeNullableString = compileDecoder(Schema.NullOr(Schema.String))
+const decodeString = compileDecoder(Schema.String)
 const sqlNumber = (value: unknown): number => typeof value === "number" ? value : decodeSqlNumber(value)
 const nullableString = (value: unknown): string | null =>
   typeof value === "string" || value === null ? value : decodeNullableString(value)
+const string = (value: unknown): string => typeof value === "string" ? value : decodeString(value)
 
 const ReleaseRow = Schema.Struct({
   type: Schema.String,
@@ -52,13 +50,11 @@ export type ReleaseRow = typeof ReleaseRow.Type
 const DAY_MS = 86_400_000
 
 /**
- * The insight page's SQL. Its aggregates are one statement, one pass over the period: on SQLite and
- * PostgreSQL a range of the `svc_consents_insight` index (migration 21: tenant, UTC day, action,
- * rule, experiment, country, then the filtered and counted columns), grouped into cells in index
- * order without sorting or reading a table row; on MySQL, which has no such index, one read of the
- * period's rows. The same statement sums the cells per day and action and per action, rule,
- * experiment and country, so svc reads a few rows a day however sparse the cells (ADR 0096). The
- * period bounds the index range, so the cost follows the period's rows, never the table's.
+ * The insight page's SQL: its totals in one statement, grouped from the `svc_consents_insight`
+ * index on SQLite and PostgreSQL (migration 21: tenant, UTC day, action, rule, experiment, country,
+ * then the filtered and counted columns) without reading a table row, and from the period's rows on
+ * MySQL, which has no such index. The period bounds every range read, so the cost follows the
+ * period's rows, never the table's (ADR 0096).
  */
 export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/InsightRepo", {
   effect: Effect.gen(function*() {
@@ -82,52 +78,98 @@ export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/Ins
         ...(scope.domain === null ? [] : [sql`domain = ${scope.domain}`])
       ])
 
-    // The second grouping's keys are NULL in the first's rows, the first's in the second's.
-    const ofGroup = (k: 1 | 2, column: string) => sql.literal(`CASE WHEN g.k = ${k} THEN c.${column} END`)
-    const groupKeys = sql.csv([
-      ofGroup(1, "day"),
-      sql.literal("c.action"),
-      ofGroup(2, "policy_id"),
-      ofGroup(2, "experiment_id"),
-      ofGroup(2, "country")
-    ])
+    const accepted = sql`SUM(CASE WHEN action = ${"accept_all"} THEN decisions ELSE 0 END)`
 
     /**
-     * The period's decisions grouped twice in one statement, given to `visit` as they come: per
-     * day and action, and per action, rule, experiment and country. The period's rows are read
-     * once into cells (day, action, rule, experiment, country: in index order, no sort), and the
-     * cells, a derived table referenced once (so no dialect reads the period twice; MariaDB
-     * computes a `WITH` once per reference, ADR 0096), are joined with a two-row table and summed
-     * per grouping. A sparse period has about as many cells as rows; the groupings stay a few per
-     * day. Read as arrays of column values (`.values`), no object per row.
+     * The period's decisions and GPC proofs per day, action, rule and experiment, and per country
+     * too when `byCountry`: grouped in index order on SQLite and PostgreSQL, so without a sort.
+     * Without the country a period has a few cells a day however many visitors; with it a sparse
+     * period has about as many cells as rows (53,053 for 100,010 over a year).
      */
-    const cells = (
+    const cells = (scope: InsightScope, byCountry: boolean) => {
+      const keys = sql.literal(
+        byCountry ? "action, policy_id, experiment_id, country" : "action, policy_id, experiment_id"
+      )
+      return sql`SELECT ${day} AS day, ${keys}, COUNT(*) AS decisions, COUNT(gpc) AS with_gpc
+        FROM svc_consents WHERE ${where(scope)}
+        GROUP BY ${day}, ${keys}`
+    }
+
+    /**
+     * PostgreSQL: one read, the cells with the country summed per grouping set (its aggregates take
+     * every set in one pass over the cells). The empty set's row, which an empty period gives too,
+     * is kept only when there are cells, as on the other dialects.
+     */
+    const groupingSets = (scope: InsightScope) =>
+      sql`SELECT
+          CASE WHEN GROUPING(day) = 0 THEN 1 WHEN GROUPING(policy_id) = 0 THEN 2
+            WHEN GROUPING(country) = 0 THEN 3 WHEN GROUPING(experiment_id) = 0 THEN 4 ELSE 5 END,
+          CASE WHEN GROUPING(day) = 0 THEN day END,
+          CASE WHEN GROUPING(day) = 0 THEN action END,
+          CASE WHEN GROUPING(policy_id) = 0 THEN policy_id WHEN GROUPING(country) = 0 THEN country
+            WHEN GROUPING(experiment_id) = 0 THEN experiment_id END,
+          SUM(decisions), ${accepted}, SUM(with_gpc)
+        FROM (${cells(scope, true)}) c
+        GROUP BY GROUPING SETS ((day, action), (policy_id), (country), (experiment_id), ())
+        HAVING COUNT(*) > 0 AND (GROUPING(experiment_id) = 1 OR experiment_id IS NOT NULL)`
+
+    // The keys of a total `k` summed from the cells joined with `g` (3, per country, is not one).
+    const keysOfK = sql.literal(
+      "CASE WHEN k = 1 THEN day END, CASE WHEN k = 1 THEN action END, " +
+        "CASE WHEN k = 2 THEN policy_id WHEN k = 4 THEN experiment_id END"
+    )
+
+    /**
+     * SQLite and MySQL, which have no grouping sets: two reads of the period, each grouped narrowly.
+     * The cells without the country (a derived table referenced once: MariaDB computes a `WITH`
+     * once per reference) are joined with a four-row table and summed per day and action, per rule,
+     * per experiment and over the period; the rows are grouped per country. Cells with the country
+     * summed twice over cost more: SQLite sorted every cell of a sparse period, MariaDB filled a
+     * temporary table as large (ADR 0096).
+     */
+    const twoReads = (scope: InsightScope) =>
+      sql`SELECT k, ${keysOfK}, SUM(decisions), ${accepted}, SUM(with_gpc)
+        FROM (${cells(scope, false)}) c
+        CROSS JOIN (SELECT 1 AS k UNION ALL SELECT 2 AS k UNION ALL SELECT 4 AS k UNION ALL SELECT 5 AS k) g
+        WHERE k <> 4 OR experiment_id IS NOT NULL
+        GROUP BY k, ${keysOfK}
+        UNION ALL
+        SELECT 3, NULL, NULL, country, COUNT(*), SUM(CASE WHEN action = ${"accept_all"} THEN 1 ELSE 0 END), NULL
+        FROM svc_consents WHERE ${where(scope)}
+        GROUP BY country`
+
+    /**
+     * The period's totals, given to `visit` as they come, one row per total: its kind `k` (1 per
+     * day and action, 2 per rule, 3 per country, 4 per experiment, 5 the whole period), day, action,
+     * name (the rule, country or experiment), decisions, how many accepted all, how many carried a
+     * GPC proof. Each dialect runs the statement measured fastest on it (ADR 0096). Read as arrays
+     * of column values (`.values`).
+     */
+    const totals = (
       scope: InsightScope,
-      visit: CellVisitor
+      visit: TotalsVisitor
     ): Effect.Effect<void, SqlError.SqlError | ParseResult.ParseError> =>
       Effect.flatMap(
-        sql`SELECT g.k, ${groupKeys}, SUM(c.decisions), SUM(c.with_gpc)
-          FROM (
-            SELECT ${day} AS day, action, policy_id, experiment_id, country, COUNT(*) AS decisions,
-              COUNT(gpc) AS with_gpc
-            FROM svc_consents WHERE ${where(scope)}
-            GROUP BY ${day}, action, policy_id, experiment_id, country
-          ) c
-          CROSS JOIN (SELECT 1 AS k UNION ALL SELECT 2 AS k) g
-          GROUP BY g.k, ${groupKeys}`.values,
+        sql.onDialectOrElse({ pg: () => groupingSets(scope), orElse: () => twoReads(scope) }).values,
         (rows) =>
           decodedNow(() => {
             for (const row of rows) {
-              if (sqlNumber(row[0]) === 1) visit.day(sqlNumber(row[1]), nullableString(row[2]), sqlNumber(row[6]))
-              else {
-                visit.group(
-                  nullableString(row[2]),
-                  nullableString(row[3]),
-                  nullableString(row[4]),
-                  nullableString(row[5]),
-                  sqlNumber(row[6]),
-                  sqlNumber(row[7])
-                )
+              const decisions = sqlNumber(row[4])
+              switch (sqlNumber(row[0])) {
+                case 1:
+                  visit.day(sqlNumber(row[1]), nullableString(row[2]), decisions)
+                  break
+                case 2:
+                  visit.rule(nullableString(row[3]), decisions, sqlNumber(row[5]))
+                  break
+                case 3:
+                  visit.country(nullableString(row[3]), decisions, sqlNumber(row[5]))
+                  break
+                case 4:
+                  visit.experiment(string(row[3]), decisions)
+                  break
+                case 5:
+                  visit.gpc(decisions, sqlNumber(row[6]))
               }
             }
           })
@@ -142,6 +184,6 @@ export class InsightRepo extends Effect.Service<InsightRepo>()("@svc/backend/Ins
           FROM svc_legal_documents WHERE tenant_id = ${tenantId} ORDER BY created_at DESC, id LIMIT 8`
     })
 
-    return { cells, latestReleases } as const
+    return { totals, latestReleases } as const
   })
 }) {}
