@@ -102,11 +102,14 @@ const consentRowSelect = consentRowColumns.map((name) => {
   return release === undefined ? `c.${name}` : `${release} AS ${name}`
 }).join(", ")
 
-/** A subject's row and its consents in one row each (`svc_subjects s` beside the consent's columns). */
-const subjectConsentColumns = [...Object.keys(SubjectColumnsBeside.fields), ...consentRowColumns]
-const subjectConsentSelect = `${
-  Object.keys(SubjectColumnsBeside.fields).map((name) => `s.${name.slice("subject_".length)} AS ${name}`).join(", ")
-}, ${consentRowSelect}`
+/**
+ * A subject's row and its consents in one row each (`svc_subjects s` beside the consent's columns).
+ * The subject's columns come first, so a row of them alone decodes the same way.
+ */
+const subjectColumns = Object.keys(SubjectColumnsBeside.fields)
+const subjectConsentColumns = [...subjectColumns, ...consentRowColumns]
+const subjectSelect = subjectColumns.map((name) => `s.${name.slice("subject_".length)} AS ${name}`).join(", ")
+const subjectConsentSelect = `${subjectSelect}, ${consentRowSelect}`
 
 /** The read-back row of an act just written, without reading it: its columns and its legal release. */
 export const consentRowOf = (
@@ -261,15 +264,27 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
             AND c.type IN ${sql.in(types)} AND c.expired_at IS NULL ${order}`
     })
 
-    const decodeSubject = compileRowDecoder(SubjectColumnsBeside, subjectConsentColumns)
+    const decodeSubject = compileRowDecoder(SubjectColumnsBeside, subjectColumns)
     const decodeConsent = compileRowDecoder(ConsentRow, subjectConsentColumns)
-    const consentIdAt = subjectConsentColumns.indexOf("id")
+    const subjectRow = (tenantId: string, id: string, row: ReadonlyArray<unknown>): SubjectRow => {
+      const columns = decodeSubject(row)
+      return {
+        id,
+        tenant_id: tenantId,
+        external_id: columns.subject_external_id,
+        identity_provider: columns.subject_identity_provider,
+        verified: columns.subject_verified,
+        created_at: columns.subject_created_at
+      }
+    }
 
     /**
-     * A subject and every consent of it, oldest act first, in one statement: the subject's row
-     * joined with its consents (`LEFT JOIN`: one row of NULL consent columns when it has none),
-     * read as arrays of values, which the drivers make at about half the cost of objects.
-     * `None` when the tenant has no such subject.
+     * A subject and every consent of it, oldest act first: one statement, the subject's row joined
+     * with its consents, read as arrays of values (which the drivers make at about half the cost of
+     * objects); a second, the subject alone, only when that finds no row (a subject whose consents
+     * are all gone, or no such subject: `None`). An inner join, not a `LEFT JOIN`: MariaDB sorts an
+     * outer join's rows through a temporary table, on disk when they hold text columns as these
+     * do (~280 µs of its CPU per read against ~70 µs).
      */
     const findSubjectWithConsents = (
       tenantId: string,
@@ -281,27 +296,26 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
       Effect.flatMap(
         sql`SELECT ${sql.literal(subjectConsentSelect)}
             FROM svc_subjects s
-            LEFT JOIN svc_consents c ON c.subject_id = ${id} AND c.tenant_id = ${tenantId}
+            JOIN svc_consents c ON c.subject_id = ${id} AND c.tenant_id = ${tenantId}
             LEFT JOIN svc_legal_documents l ON l.id = c.legal_release_id
             WHERE s.id = ${id} AND s.tenant_id = ${tenantId} ${order}`.values,
         (rows) => {
           const first = rows[0]
-          if (first === undefined) return Effect.succeed(Option.none())
-          return decodedNow(() => {
-            const columns = decodeSubject(first)
-            return Option.some({
-              subject: {
-                id,
-                tenant_id: tenantId,
-                external_id: columns.subject_external_id,
-                identity_provider: columns.subject_identity_provider,
-                verified: columns.subject_verified,
-                created_at: columns.subject_created_at
-              },
-              // Without consents the one row's consent columns are all NULL.
-              consents: first[consentIdAt] === null ? [] : rows.map(decodeConsent)
-            })
-          })
+          if (first !== undefined) {
+            return decodedNow(() =>
+              Option.some({ subject: subjectRow(tenantId, id, first), consents: rows.map(decodeConsent) })
+            )
+          }
+          return Effect.flatMap(
+            sql`SELECT ${
+              sql.literal(subjectSelect)
+            } FROM svc_subjects s WHERE s.id = ${id} AND s.tenant_id = ${tenantId}`
+              .values,
+            ([alone]) =>
+              alone === undefined
+                ? Effect.succeed(Option.none())
+                : decodedNow(() => Option.some({ subject: subjectRow(tenantId, id, alone), consents: [] }))
+          )
         }
       )
 
