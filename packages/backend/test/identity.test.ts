@@ -196,6 +196,29 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
         expect(times[2]).toBeGreaterThan(givenAt + 2_000)
       }
     })
+
+    it("lists an external id's 1,001 verified subjects (more than one statement's ids) with their consents", async () => {
+      const now = Date.now()
+      const ids = Array.from({ length: 1001 }, () => newSubjectId())
+      await server.db().query(
+        `INSERT INTO svc_subjects (id, tenant_id, external_id, identity_provider, verified, created_at, updated_at)
+         VALUES ${ids.map(() => "(?, '', 'crowd-1', 'external', 1, ?, ?)").join(", ")}`,
+        ids.flatMap((id) => [id, now, now])
+      )
+      const [first, last] = [ids[0]!, ids[1000]!]
+      for (const subjectId of [first, last, last]) {
+        expect((await save(server, cookieSave({ subjectId }))).status).toBe(200)
+      }
+      const list = await call(server, "GET", "/subjects?externalId=crowd-1", undefined, bearer(API_KEY))
+      expect(list.status).toBe(200)
+      const consentsOf = new Map<string, ReadonlyArray<unknown>>(
+        list.body.subjects.map((s: { id: string; consents: ReadonlyArray<unknown> }) => [s.id, s.consents])
+      )
+      expect([...consentsOf.keys()].sort()).toEqual([...ids].sort())
+      expect(consentsOf.get(first)).toHaveLength(1)
+      expect(consentsOf.get(last)).toHaveLength(2)
+      expect(ids.slice(1, 1000).every((id) => consentsOf.get(id)!.length === 0)).toBe(true)
+    })
   })
 
   describe("GET /consents/check", () => {
@@ -274,7 +297,7 @@ describe.each(dialects)("identity links and lookups [%s]", (dialect) => {
  * SQLite planned the former join from the tenant's time index and read every consent of the
  * tenant (~110 ms for 200,000); the rows asked for are the same either way, so only the plan shows it.
  */
-describe("reads by external id on SQLite start from the external-id index", () => {
+describe("reads by external id on SQLite start from an index", () => {
   const dir = mkdtempSync(join(tmpdir(), "svc-external-plan-"))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -306,10 +329,13 @@ describe("reads by external id on SQLite start from the external-id index", () =
     expect(plan.filter((step) => /^(SCAN|SEARCH) c\b/.test(step))).toHaveLength(1)
   }
 
-  it("GET /subjects?externalId= (every consent of the linked subjects)", async () => {
-    const plans = await plansOf((repo) => repo.listByVerifiedExternalId({ tenantId: "", externalId: "shopper" }))
+  it("GET /subjects?externalId= (every consent of the linked subjects, read by their ids)", async () => {
+    const plans = await plansOf((repo) => repo.listBySubjects({ tenantId: "", subjectIds: ["sub_a", "sub_b"] }))
     expect(plans).toHaveLength(1)
-    expectIndexedPlan(plans[0]!)
+    expect(plans[0]).toContainEqual(
+      expect.stringMatching(/^SEARCH c USING INDEX svc_consents_subject \(subject_id=\?\)/)
+    )
+    expect(plans[0]!.filter((step) => /^(SCAN|SEARCH) c\b/.test(step))).toHaveLength(1)
   })
 
   it("GET /consents/check (the consents of the types asked for)", async () => {

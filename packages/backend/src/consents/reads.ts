@@ -1,7 +1,7 @@
 import { type DatabaseError, InvalidRequest, NotFound } from "@svc/api"
 import type { ConsentCheck, SubjectList, SubjectView } from "@svc/schema"
 import { isLegalDocumentType, SubjectId } from "@svc/schema"
-import { Clock, Effect, Option } from "effect"
+import { Array, Clock, Effect, Option } from "effect"
 import { SvcConfig } from "../config/resolved.js"
 import { orDatabaseError } from "../database/database-error.js"
 import { LegalDocuments } from "../legal/documents.js"
@@ -97,10 +97,9 @@ export class ConsentReads extends Effect.Service<ConsentReads>()("@svc/backend/C
     const listByExternalId = (externalId: string): Effect.Effect<SubjectList, DatabaseError> =>
       Effect.gen(function*() {
         const rows = yield* orDatabaseError(subjects.listVerifiedByExternalId({ tenantId, externalId }))
-        if (rows.length === 0) return { subjects: [] }
-        const all = (yield* orDatabaseError(consents.listByVerifiedExternalId({ tenantId, externalId }))).map(
-          readConsentRow
-        )
+        if (!Array.isNonEmptyReadonlyArray(rows)) return { subjects: [] }
+        const subjectIds = Array.map(rows, (row) => row.id)
+        const all = (yield* orDatabaseError(consents.listBySubjects({ tenantId, subjectIds }))).map(readConsentRow)
         const context = yield* policyContext(all)
         return {
           subjects: rows.map((row) => ({
