@@ -3,7 +3,7 @@
 // then EXPLAINed with their parameters. A period reads only the months it overlaps, each through
 // an index; a subject read (no time bound) reads each month's subject index. Plans are taken with
 // sequential scans disabled: these tables are tiny, and the question is whether an index serves.
-import { SqlClient, Statement } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { sqlClientLayer } from "@svc/backend"
 import { Effect, Layer } from "effect"
 import { expect, it } from "vitest"
@@ -12,6 +12,7 @@ import { ReadSqlClient } from "../src/database/read-client.js"
 import { InsightRepo } from "../src/insight/repository.js"
 import { periodTotals } from "../src/insight/totals.js"
 import { PeriodRecordsRepo } from "../src/records/period-repository.js"
+import { withCapturedStatements } from "./support/captured-statements.js"
 import { cookieSave, newSubjectId, save } from "./support/consent-saves.js"
 import { onPartitions } from "./support/consent-partitions.js"
 import { optionalServers } from "./support/optional-servers.js"
@@ -57,12 +58,6 @@ describeWith(optionalServers.postgres, "partition pruning of the reads over svc_
     >
   ) => {
     const db = server.db()
-    const captured: Array<readonly [string, ReadonlyArray<unknown>]> = []
-    const capture: Statement.Statement.Transformer = (statement) =>
-      Effect.sync(() => {
-        captured.push(statement.compile())
-        return statement
-      })
     const base = sqlClientLayer({ _tag: "Url", ...db.database, schema: db.database.schema })
     const read$ = Layer.effect(ReadSqlClient, SqlClient.SqlClient)
     const repos = Layer.mergeAll(ConsentsRepo.Default, InsightRepo.Default, PeriodRecordsRepo.Default).pipe(
@@ -71,10 +66,10 @@ describeWith(optionalServers.postgres, "partition pruning of the reads over svc_
     )
     return Effect.runPromise(
       Effect.gen(function*() {
-        yield* Statement.withTransformer(read, capture)
+        const { statements } = yield* withCapturedStatements(read)
         const sql = yield* SqlClient.SqlClient
         const plans: Array<Array<Scan>> = []
-        for (const [text, params] of captured.filter(([text]) => text.includes("svc_consents"))) {
+        for (const [text, params] of statements.filter(([text]) => text.includes("svc_consents"))) {
           const rows = yield* sql.withTransaction(
             sql`SET LOCAL enable_seqscan = off`.pipe(
               Effect.zipRight(sql.unsafe<{ "QUERY PLAN": ReadonlyArray<{ Plan: PlanNode }> }>(

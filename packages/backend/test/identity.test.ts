@@ -1,4 +1,4 @@
-import { SqlClient, Statement } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { migrateDatabase, signIdentityToken } from "@svc/backend"
 import { Effect, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { ConsentsRepo } from "../src/consents/repository.js"
 import { sqliteClientLayer } from "../src/database/sqlite-client.js"
+import { withCapturedStatements } from "./support/captured-statements.js"
 import { allPreferences, bearer, call, cookieSave, newSubjectId, save, subjectRow } from "./support/consent-saves.js"
 import { dialects } from "./support/dialects.js"
 import { useServer } from "./support/server.js"
@@ -307,12 +308,7 @@ describe("reads by external id on SQLite start from an index", () => {
     const program = Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       yield* migrateDatabase({ _tag: "Layer", layer })
-      const statements: Array<readonly [string, ReadonlyArray<unknown>]> = []
-      const repo = yield* ConsentsRepo
-      yield* read(repo).pipe(Statement.withTransformer((statement) => {
-        statements.push(statement.compile())
-        return Effect.succeed(statement)
-      }))
+      const { statements } = yield* withCapturedStatements(Effect.flatMap(ConsentsRepo, read))
       return yield* Effect.forEach(statements, ([text, params]) =>
         Effect.map(
           sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, params),

@@ -4,11 +4,12 @@
 // joined to a table read before svc_consents (an outer join's, a subquery's subjects) through a
 // temporary table, written to disk when they hold text columns as a consent's do: ~280-420 µs of
 // its CPU per read against ~70 µs without (ConsentsRepo). No read may use a temporary table.
-import { SqlClient, Statement } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { sqlClientLayer } from "@svc/backend"
 import { Effect, Layer, Option } from "effect"
 import { expect, it } from "vitest"
 import { ConsentsRepo } from "../src/consents/repository.js"
+import { withCapturedStatements } from "./support/captured-statements.js"
 import { bearer, cookieSave, newSubjectId, save } from "./support/consent-saves.js"
 import { optionalServers } from "./support/optional-servers.js"
 import { useServer } from "./support/server.js"
@@ -29,22 +30,16 @@ describeWith(optionalServers.mysql, "the subject reads' plans [mysql]", () => {
   /** Runs `read`, then EXPLAINs each statement it ran: its result and the plans' rows. */
   const plansOf = async <A>(read: (repo: ConsentsRepo) => Effect.Effect<A, unknown>) => {
     const db = server.db()
-    const captured: Array<readonly [string, ReadonlyArray<unknown>]> = []
-    const capture: Statement.Statement.Transformer = (statement) =>
-      Effect.sync(() => {
-        captured.push(statement.compile())
-        return statement
-      })
     const base = sqlClientLayer({ _tag: "Url", ...db.database, schema: db.database.schema })
     return Effect.runPromise(
       Effect.gen(function*() {
-        const result = yield* Statement.withTransformer(read(yield* ConsentsRepo), capture)
+        const { statements, value } = yield* withCapturedStatements(Effect.flatMap(ConsentsRepo, read))
         const sql = yield* SqlClient.SqlClient
         const plans = yield* Effect.forEach(
-          captured,
+          statements,
           ([text, params]) => sql.unsafe<ExplainRow>(`EXPLAIN ${text}`, params)
         )
-        return { result, plans }
+        return { result: value, plans }
       }).pipe(Effect.provide(ConsentsRepo.Default.pipe(Layer.provideMerge(base))))
     )
   }

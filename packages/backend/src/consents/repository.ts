@@ -1,8 +1,9 @@
 import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
-import { Array, Effect, Option, type ParseResult, Schema } from "effect"
+import { type Array, Effect, Option, type ParseResult, Schema } from "effect"
 import { compileRowDecoder } from "../codec/compiled.js"
 import { Millis } from "../database/columns.js"
 import { changedRows } from "../database/database-error.js"
+import { readInIdChunks } from "../database/id-chunks.js"
 import { decodedNow, findAll } from "../database/rows.js"
 import { tenantColumnBesideIds } from "../database/tenant-column.js"
 import {
@@ -101,9 +102,6 @@ const consentRowSelect = consentRowColumns.map((name) => {
   const release = releaseColumns[name]
   return release === undefined ? `c.${name}` : `${release} AS ${name}`
 }).join(", ")
-
-/** The most subject ids one statement of `listBySubjects` names. */
-const SUBJECTS_PER_STATEMENT = 1000
 
 /**
  * A subject's row and its consents in one row each (`svc_subjects s` beside the consent's columns).
@@ -258,21 +256,15 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
      * Every consent of some subjects of the tenant (those an external id's verified links name,
      * read just before), each subject's oldest act first. Their ids are given, not a subquery:
      * MariaDB would read the subjects first and sort the joined rows through a temporary table, on
-     * disk for these text columns (~350 µs of its CPU a read against ~70). At most 1,000 ids a
-     * statement (SQLite takes 32,766 parameters); a subject's consents are all in its chunk's rows.
+     * disk for these text columns (~350 µs of its CPU a read against ~70).
      */
     const listBySubjects = (
       request: { readonly tenantId: string; readonly subjectIds: Array.NonEmptyReadonlyArray<string> }
     ): Effect.Effect<ReadonlyArray<ConsentRow>, SqlError.SqlError | ParseResult.ParseError> =>
-      request.subjectIds.length <= SUBJECTS_PER_STATEMENT
-        ? listByChunkOfSubjects(request)
-        : Effect.map(
-          Effect.forEach(
-            Array.chunksOf(request.subjectIds, SUBJECTS_PER_STATEMENT),
-            (subjectIds) => listByChunkOfSubjects({ tenantId: request.tenantId, subjectIds })
-          ),
-          Array.flatten
-        )
+      readInIdChunks(
+        request.subjectIds,
+        (subjectIds) => listByChunkOfSubjects({ tenantId: request.tenantId, subjectIds })
+      )
 
     /**
      * The consents of the given types across the subjects verifiably linked to an external id, in

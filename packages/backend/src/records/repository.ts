@@ -1,10 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Array, Effect, Schema } from "effect"
 import { RecordRow } from "../consents/record-row.js"
+import { readInIdChunks } from "../database/id-chunks.js"
 import { tenantColumnBesideIds } from "../database/tenant-column.js"
-
-/** Most subject ids one statement names (an external id rarely links more). */
-const MAX_SUBJECTS_PER_QUERY = 500
 
 /**
  * SQL of consent records as exported: every column an access request or proof export shows.
@@ -30,16 +28,10 @@ export class ConsentRecordsRepo extends Effect.Service<ConsentRecordsRepo>()("@s
     })
 
     /** Every record of the given subjects, oldest act first within each subject. */
-    const listBySubjects = (tenantId: string, subjectIds: ReadonlyArray<string>) => {
-      const chunks: Array<ReadonlyArray<string>> = []
-      for (let i = 0; i < subjectIds.length; i += MAX_SUBJECTS_PER_QUERY) {
-        chunks.push(subjectIds.slice(i, i + MAX_SUBJECTS_PER_QUERY))
-      }
-      return Effect.map(
-        Effect.forEach(chunks, (chunk) => bySubjectsChunk({ tenantId, subjectIds: chunk })),
-        (rows) => rows.flat()
-      )
-    }
+    const listBySubjects = (tenantId: string, subjectIds: ReadonlyArray<string>) =>
+      Array.isNonEmptyReadonlyArray(subjectIds)
+        ? readInIdChunks(subjectIds, (chunk) => bySubjectsChunk({ tenantId, subjectIds: chunk }))
+        : Effect.succeed([])
 
     return { listBySubjects } as const
   })
