@@ -297,6 +297,10 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
       }
     }
 
+    /** A subject's row without its consents (`subjectSelect`'s columns). */
+    const subjectAlone = (tenantId: string, id: string) =>
+      sql`SELECT ${sql.literal(subjectSelect)} FROM svc_subjects s WHERE s.id = ${id} AND s.tenant_id = ${tenantId}`
+
     /**
      * A subject and every consent of it, oldest act first: one statement, the subject's row joined
      * with its consents, read as arrays of values (which the drivers make at about half the cost of
@@ -326,10 +330,7 @@ export class ConsentsRepo extends Effect.Service<ConsentsRepo>()("@svc/backend/C
             )
           }
           return Effect.flatMap(
-            sql`SELECT ${
-              sql.literal(subjectSelect)
-            } FROM svc_subjects s WHERE s.id = ${id} AND s.tenant_id = ${tenantId}`
-              .values,
+            subjectAlone(tenantId, id).values,
             ([alone]) =>
               alone === undefined
                 ? Effect.succeed(Option.none())
