@@ -5,7 +5,8 @@
 // The V8 flag on the first line is the server's own, on its own command line (`@svc/backend` never
 // sets one): the old generation grows to twice its live size before a full collection, where V8
 // lets it reach four times on a host with 16 GB or more, so the peak under the subjects bench is
-// ~150 MB instead of ~205 MB, for no CPU per request measurable against the same build without it
+// ~50 MB lower (~150 against ~205 MB on a busy machine; 155-193 MB on a quiet one), for no CPU
+// per request measurable against the same build without it
 // (docs/adr/0099-memory-of-svc-serve.md). It applies where this file runs as a program (`svc`,
 // `npx svc`, node_modules/.bin/svc, the container image). `node bin/svc.js` runs it with V8's
 // defaults or the flags given before it (`node --max-semi-space-size=8 "$(command -v svc)" serve`):

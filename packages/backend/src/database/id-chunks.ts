@@ -1,7 +1,7 @@
 import { Array, Effect } from "effect"
 
 /** The most ids one statement names in an `IN` list (SQLite takes at most 32,766 parameters). */
-export const IDS_PER_STATEMENT = 500
+const IDS_PER_STATEMENT = 500
 
 /**
  * The rows `read` gives for `ids`, read in chunks of at most {@link IDS_PER_STATEMENT} ids, one
